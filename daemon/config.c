@@ -1,0 +1,618 @@
+/*
+ * Startup configuration: RFC 7951 JSON validated by libyang against
+ * mgmt/yang/cellgate.yang, then copied into struct cfg. Everything the schema
+ * can say (types, ranges, defaults, uniqueness, leafrefs, must) is left to
+ * libyang; this file only adds the checks YANG cannot express.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libyang/libyang.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "daemon/config.h"
+
+#define CFG_MODULE   "cellgate"
+#define CFG_FILE_MAX (16 << 20) /* a startup file this big is a mistake, not a config */
+
+/* Where errors go and which name they carry (file path or "config"). */
+struct cfg_pstate {
+	const char *src;
+	char *errbuf;
+	size_t errlen;
+};
+
+__attribute__((format(printf, 3, 4))) static int cfg_errf(const struct cfg_pstate *ps, int err,
+                                                          const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	n = snprintf(ps->errbuf, ps->errlen, "%s: ", ps->src);
+	if (n >= 0 && (size_t)n < ps->errlen) {
+		va_start(ap, fmt);
+		vsnprintf(ps->errbuf + n, ps->errlen - n, fmt, ap);
+		va_end(ap);
+	}
+	return err;
+}
+
+/* "src: /data/path: message", for checks done on the validated tree. */
+__attribute__((format(printf, 3, 4))) static int
+cfg_node_errf(const struct cfg_pstate *ps, const struct lyd_node *node, const char *fmt, ...)
+{
+	char path[512], msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (!lyd_path(node, LYD_PATH_STD, path, sizeof(path)))
+		snprintf(path, sizeof(path), "?");
+	return cfg_errf(ps, -EINVAL, "%s: %s", path, msg);
+}
+
+/*
+ * libyang 2.1 puts the location in ly_err_item.path as text, e.g.
+ * `Data location "/cellgate:cellgate/port[name='eth0']", line number 3.`
+ * Pull out the quoted path and the line so the message reads like
+ * "file: /path: reason (line 3)".
+ */
+static void cfg_split_location(const char *loc, char *path, size_t pathlen, long *line)
+{
+	const char *open, *close, *ln;
+
+	path[0] = '\0';
+	*line = 0;
+	if (!loc)
+		return;
+	open = strchr(loc, '"');
+	close = strrchr(loc, '"');
+	if (open && close > open)
+		snprintf(path, pathlen, "%.*s", (int)(close - open - 1), open + 1);
+	ln = strstr(loc, "ine number ");
+	if (ln)
+		*line = strtol(ln + strlen("ine number "), NULL, 10);
+}
+
+/*
+ * Make libyang's message one log line. Its pattern messages quote the whole
+ * regular expression, which for an IPv4 address is longer than the rest of
+ * the line and tells an operator nothing: keep short patterns (port names),
+ * drop long ones.
+ */
+static void cfg_trim_msg(const char *msg, char *out, size_t outlen)
+{
+	static const char pat[] = "Unsatisfied pattern - ";
+	const char *tail = strstr(msg, " does not conform to ");
+
+	if (!strncmp(msg, pat, strlen(pat)) && tail && strlen(tail) > 80)
+		snprintf(out, outlen, "Invalid value %.*s (does not match the type's pattern).",
+		         (int)(tail - msg - strlen(pat)), msg + strlen(pat));
+	else
+		snprintf(out, outlen, "%s", msg);
+	for (; *out; out++)
+		if ((unsigned char)*out < 0x20)
+			*out = ' ';
+}
+
+/* Report the first error libyang stored: later ones are consequences of it. */
+static int cfg_ly_err(const struct cfg_pstate *ps, const struct ly_ctx *ctx, const char *what)
+{
+	const struct ly_err_item *e;
+	char path[512], msg[512], at[32] = "";
+	long line;
+
+	for (e = ly_err_first(ctx); e; e = e->next)
+		if (e->level == LY_LLERR && e->msg)
+			break;
+	if (!e)
+		return cfg_errf(ps, -EINVAL, "%s failed (libyang gave no reason)", what);
+	cfg_split_location(e->path, path, sizeof(path), &line);
+	cfg_trim_msg(e->msg, msg, sizeof(msg));
+	if (line)
+		snprintf(at, sizeof(at), " (line %ld)", line);
+	return cfg_errf(ps, -EINVAL, "%s%s%s%s", path, path[0] ? ": " : "", msg, at);
+}
+
+/*
+ * Errors go to errbuf, not stderr: callers switch libyang to store-only
+ * logging around their work. That switch is process-wide, not
+ * ly_temp_log_options(), because libyang 2.1's own validation code resets the
+ * thread's temporary options to NULL; libyang is only used from the control
+ * thread, so nothing else is silenced meanwhile.
+ */
+static struct ly_ctx *cfg_ctx_new_stored(const char *yang_dir, char *errbuf, size_t errlen)
+{
+	char file[4096];
+	struct cfg_pstate fps = {.src = file, .errbuf = errbuf, .errlen = errlen};
+	struct ly_ctx *ctx = NULL;
+
+	/*
+	 * The exact file, not a search by module name: libyang searches its
+	 * directories recursively and could pick up some other copy.
+	 */
+	snprintf(file, sizeof(file), "%s/" CFG_MODULE ".yang", yang_dir);
+	if (access(file, R_OK) < 0) {
+		errno = -cfg_errf(&fps, -errno, "%s", strerror(errno));
+		return NULL;
+	}
+	/* Not the cwd: the daemon must load the schema it was installed with. */
+	if (ly_ctx_new(yang_dir, LY_CTX_DISABLE_SEARCHDIR_CWD, &ctx) != LY_SUCCESS) {
+		errno = -cfg_errf(&fps, -ENOMEM, "cannot create a libyang context");
+		return NULL;
+	}
+	if (lys_parse_path(ctx, file, LYS_IN_YANG, NULL) != LY_SUCCESS) {
+		errno = -cfg_ly_err(&fps, ctx, "loading the module");
+		ly_err_clean(ctx, NULL);
+		ly_ctx_destroy(ctx);
+		return NULL;
+	}
+	return ctx;
+}
+
+struct ly_ctx *cfg_yang_ctx_new(const char *yang_dir, char *errbuf, size_t errlen)
+{
+	uint32_t logopts = ly_log_options(LY_LOSTORE);
+	struct ly_ctx *ctx;
+	int saved;
+
+	ctx = cfg_ctx_new_stored(yang_dir, errbuf, errlen);
+	saved = errno;
+	ly_log_options(logopts);
+	errno = saved;
+	return ctx;
+}
+
+static uint32_t ip4_mask(unsigned plen)
+{
+	return plen ? 0xffffffffu << (32 - plen) : 0;
+}
+
+/* Text to host byte order; the tree holds validated, canonical values. */
+static uint32_t ip4_from_str(const char *s)
+{
+	struct in_addr a = {0};
+
+	inet_pton(AF_INET, s, &a);
+	return ntohl(a.s_addr);
+}
+
+/* Not "this network" (0/8), loopback (127/8), multicast or class E/broadcast. */
+static bool ip4_is_unicast(uint32_t a)
+{
+	return (a >> 24) != 0 && (a >> 24) != 127 && a < 0xe0000000u;
+}
+
+/* The next opaque sibling named `name`, from n on. */
+static const struct lyd_node *opaq_next(const struct lyd_node *n, const char *name)
+{
+	for (; n; n = n->next)
+		if (!n->schema && !strcmp(((const struct lyd_node_opaq *)n)->name.name, name))
+			return n;
+	return NULL;
+}
+
+static int cfg_check_raw_prefix(const struct cfg_pstate *ps, const char *raw)
+{
+	const char *slash = strchr(raw, '/');
+	char ip[INET_ADDRSTRLEN];
+	struct in_addr net;
+	uint32_t addr, mask;
+
+	/* The typed parse accepted it already, so this is only a guard. */
+	if (!slash || slash - raw >= INET_ADDRSTRLEN)
+		return 0;
+	snprintf(ip, sizeof(ip), "%.*s", (int)(slash - raw), raw);
+	addr = ip4_from_str(ip);
+	mask = ip4_mask(strtoul(slash + 1, NULL, 10));
+	if (!(addr & ~mask))
+		return 0;
+	net.s_addr = htonl(addr & mask);
+	inet_ntop(AF_INET, &net, ip, sizeof(ip));
+	return cfg_errf(ps, -EINVAL,
+	                "/cellgate:cellgate/routing/static-route[prefix='%s']/prefix: "
+	                "host bits set in %s (the network is %s%s)",
+	                raw, raw, ip, slash);
+}
+
+/*
+ * libyang stores inet:ipv4-prefix with the host bits cleared, so the
+ * validated tree cannot tell "10.0.0.1/24" from "10.0.0.0/24". Re-read the
+ * text as opaque nodes in a schema-less context to see what was written:
+ * a prefix with host bits is nearly always a typo for a different route.
+ */
+static int cfg_check_raw_prefixes(const struct cfg_pstate *ps, const char *json)
+{
+	const struct lyd_node *top, *rt, *route, *pfx;
+	struct lyd_node *tree = NULL;
+	struct ly_ctx *raw = NULL;
+	int rc = 0;
+
+	if (ly_ctx_new(NULL, LY_CTX_NO_YANGLIBRARY | LY_CTX_DISABLE_SEARCHDIRS, &raw) != LY_SUCCESS)
+		return cfg_errf(ps, -ENOMEM, "cannot create a libyang context");
+	if (lyd_parse_data_mem(raw, json, LYD_JSON, LYD_PARSE_ONLY | LYD_PARSE_OPAQ, 0, &tree)) {
+		rc = cfg_ly_err(ps, raw, "re-reading the configuration");
+		goto out;
+	}
+	for (top = opaq_next(tree, CFG_MODULE); top; top = opaq_next(top->next, CFG_MODULE))
+		for (rt = opaq_next(lyd_child(top), "routing"); rt;
+		     rt = opaq_next(rt->next, "routing"))
+			for (route = opaq_next(lyd_child(rt), "static-route"); route && !rc;
+			     route = opaq_next(route->next, "static-route")) {
+				pfx = opaq_next(lyd_child(route), "prefix");
+				if (pfx)
+					rc = cfg_check_raw_prefix(
+					    ps, ((const struct lyd_node_opaq *)pfx)->value);
+			}
+out:
+	lyd_free_all(tree);
+	ly_err_clean(raw, NULL);
+	ly_ctx_destroy(raw);
+	return rc;
+}
+
+static const struct lyd_node *cfg_child(const struct lyd_node *parent, const char *name)
+{
+	const struct lyd_node *n;
+
+	LY_LIST_FOR(lyd_child(parent), n)
+	{
+		if (n->schema && !strcmp(n->schema->name, name))
+			return n;
+	}
+	return NULL;
+}
+
+/* Canonical value of a leaf, or "" when absent (no default in the schema). */
+static const char *cfg_str(const struct lyd_node *parent, const char *name)
+{
+	const struct lyd_node *n = cfg_child(parent, name);
+
+	return n ? lyd_get_value(n) : "";
+}
+
+static uint32_t cfg_u32(const struct lyd_node *parent, const char *name)
+{
+	return strtoul(cfg_str(parent, name), NULL, 10);
+}
+
+static bool cfg_bool(const struct lyd_node *parent, const char *name)
+{
+	return !strcmp(cfg_str(parent, name), "true");
+}
+
+/* Copy a string into a fixed buffer; false when it does not fit. */
+static bool cfg_copy(char *dst, size_t len, const char *src)
+{
+	return (size_t)snprintf(dst, len, "%s", src) < len;
+}
+
+static void cfg_fill_system(struct cfg *cfg, const struct lyd_node *sys)
+{
+	const struct lyd_node *n;
+
+	cfg->workers = cfg_u32(sys, "workers");
+	LY_LIST_FOR(lyd_child(sys), n)
+	{
+		/* The schema's must ties the count to workers (<= WORKER_MAX). */
+		if (!strcmp(n->schema->name, "worker-cpu") && cfg->nworker_cpus < WORKER_MAX)
+			cfg->worker_cpus[cfg->nworker_cpus++] = strtol(lyd_get_value(n), NULL, 10);
+	}
+	cfg->icmp_rate = cfg_u32(sys, "icmp-rate-limit");
+	cfg->icmp_burst = cfg_u32(sys, "icmp-burst");
+	cfg->arp_timeout_s = cfg_u32(sys, "arp-timeout");
+	cfg->arp_retries = cfg_u32(sys, "arp-retries");
+	cfg->ip_options_forward = !strcmp(cfg_str(sys, "ip-options"), "forward");
+}
+
+static int cfg_fill_addr(const struct cfg_pstate *ps, struct cfg_port *p, const struct lyd_node *an)
+{
+	struct cfg_addr4 *a;
+	uint32_t host;
+
+	if (p->naddrs == CFG_ADDR_MAX)
+		return cfg_node_errf(ps, an, "more than %d IPv4 addresses on one port",
+		                     CFG_ADDR_MAX);
+	a = &p->addrs[p->naddrs];
+	a->addr = ip4_from_str(cfg_str(an, "ip"));
+	a->plen = cfg_u32(an, "prefix-length");
+	if (!ip4_is_unicast(a->addr))
+		return cfg_node_errf(ps, an, "%s is not a unicast host address", cfg_str(an, "ip"));
+	/* /31 (RFC 3021) and /32 have no network or broadcast address. */
+	host = a->addr & ~ip4_mask(a->plen);
+	if (a->plen <= 30 && (host == 0 || host == ~ip4_mask(a->plen)))
+		return cfg_node_errf(ps, an, "%s is the %s address of its /%u subnet",
+		                     cfg_str(an, "ip"), host ? "broadcast" : "network", a->plen);
+	p->naddrs++;
+	return 0;
+}
+
+static int cfg_fill_port(const struct cfg_pstate *ps, struct cfg_port *p, const struct lyd_node *pn)
+{
+	const struct lyd_node *ipv4, *n;
+	int rc;
+
+	/* The schema bounds these lengths to fit; truncation would be a schema bug. */
+	if (!cfg_copy(p->name, sizeof(p->name), cfg_str(pn, "name")) ||
+	    !cfg_copy(p->driver, sizeof(p->driver), cfg_str(pn, "driver")) ||
+	    !cfg_copy(p->netdev, sizeof(p->netdev), cfg_str(pn, "netdev")))
+		return cfg_node_errf(ps, pn, "name, driver or netdev too long");
+	p->settings.promiscuous = cfg_bool(pn, "promiscuous");
+	p->settings.qdisc_bypass = cfg_bool(pn, "qdisc-bypass");
+	p->settings.rx_ring_frames = cfg_u32(pn, "rx-ring-frames");
+	p->settings.tx_ring_frames = cfg_u32(pn, "tx-ring-frames");
+	ipv4 = cfg_child(pn, "ipv4");
+	LY_LIST_FOR(ipv4 ? lyd_child(ipv4) : NULL, n)
+	{
+		if (strcmp(n->schema->name, "address"))
+			continue;
+		rc = cfg_fill_addr(ps, p, n);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int cfg_fill_nexthop(const struct cfg_pstate *ps, struct cfg_route *r,
+                            const struct lyd_node *nn)
+{
+	struct cfg_nexthop *nh;
+
+	if (r->nnexthops == CFG_ECMP_MAX)
+		return cfg_node_errf(ps, nn, "more than %d next hops", CFG_ECMP_MAX);
+	nh = &r->nexthops[r->nnexthops];
+	nh->gateway = ip4_from_str(cfg_str(nn, "address"));
+	/* gateway 0 means on-link in struct cfg_nexthop, so 0.0.0.0 must not get in. */
+	if (!ip4_is_unicast(nh->gateway))
+		return cfg_node_errf(ps, nn, "%s is not a unicast gateway address",
+		                     cfg_str(nn, "address"));
+	cfg_copy(nh->port, sizeof(nh->port), cfg_str(nn, "interface"));
+	nh->weight = cfg_u32(nn, "weight");
+	r->nnexthops++;
+	return 0;
+}
+
+static int cfg_fill_route(const struct cfg_pstate *ps, struct cfg_route *r,
+                          const struct lyd_node *rn)
+{
+	const char *prefix = cfg_str(rn, "prefix"), *action = cfg_str(rn, "action");
+	const struct lyd_node *n;
+	char ip[INET_ADDRSTRLEN];
+	int rc;
+
+	snprintf(ip, sizeof(ip), "%.*s", (int)strcspn(prefix, "/"), prefix);
+	r->prefix = ip4_from_str(ip);
+	r->plen = strtoul(prefix + strcspn(prefix, "/") + 1, NULL, 10);
+	if (!strcmp(action, "blackhole"))
+		r->action = CFG_ROUTE_BLACKHOLE;
+	else if (!strcmp(action, "unreachable"))
+		r->action = CFG_ROUTE_UNREACHABLE;
+	else
+		r->action = CFG_ROUTE_FORWARD;
+	/* An on-link route is one next hop without a gateway (see config.h). */
+	n = cfg_child(rn, "interface");
+	if (n) {
+		cfg_copy(r->nexthops[0].port, sizeof(r->nexthops[0].port), lyd_get_value(n));
+		r->nexthops[0].weight = 1;
+		r->nnexthops = 1;
+	}
+	LY_LIST_FOR(lyd_child(rn), n)
+	{
+		if (strcmp(n->schema->name, "nexthop"))
+			continue;
+		rc = cfg_fill_nexthop(ps, r, n);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int cfg_route_cmp(const void *a, const void *b)
+{
+	const struct cfg_route *ra = a, *rb = b;
+
+	if (ra->prefix != rb->prefix)
+		return ra->prefix < rb->prefix ? -1 : 1;
+	return (int)ra->plen - (int)rb->plen;
+}
+
+static int cfg_fill_routes(const struct cfg_pstate *ps, struct cfg *cfg,
+                           const struct lyd_node *routing)
+{
+	const struct lyd_node *n;
+	unsigned count = 0;
+	int rc;
+
+	LY_LIST_FOR(routing ? lyd_child(routing) : NULL, n)
+	{
+		count += !strcmp(n->schema->name, "static-route");
+	}
+	if (!count)
+		return 0;
+	cfg->routes = calloc(count, sizeof(*cfg->routes));
+	if (!cfg->routes)
+		return cfg_errf(ps, -ENOMEM, "%s", strerror(ENOMEM));
+	LY_LIST_FOR(lyd_child(routing), n)
+	{
+		if (strcmp(n->schema->name, "static-route"))
+			continue;
+		rc = cfg_fill_route(ps, &cfg->routes[cfg->nroutes++], n);
+		if (rc)
+			return rc;
+	}
+	/* Sorted once here, so equal configs give equal structs and printouts. */
+	qsort(cfg->routes, cfg->nroutes, sizeof(*cfg->routes), cfg_route_cmp);
+	return 0;
+}
+
+static int cfg_fill(const struct cfg_pstate *ps, struct cfg *cfg, const struct lyd_node *top)
+{
+	const struct lyd_node *n;
+	int rc;
+
+	cfg_fill_system(cfg, cfg_child(top, "system"));
+	LY_LIST_FOR(lyd_child(top), n)
+	{
+		if (strcmp(n->schema->name, "port"))
+			continue;
+		if (cfg->nports == PORT_MAX)
+			return cfg_node_errf(ps, n, "more than %d ports", PORT_MAX);
+		rc = cfg_fill_port(ps, &cfg->ports[cfg->nports++], n);
+		if (rc)
+			return rc;
+	}
+	return cfg_fill_routes(ps, cfg, cfg_child(top, "routing"));
+}
+
+/* Parse, then validate the cellgate module alone, which also adds its defaults. */
+static int cfg_parse_tree(const struct cfg_pstate *ps, struct ly_ctx *ctx, const char *json,
+                          struct lyd_node **tree)
+{
+	const struct lys_module *mod = ly_ctx_get_module_implemented(ctx, CFG_MODULE);
+
+	/* NO_STATE: a startup file holds configuration only, never counters. */
+	if (lyd_parse_data_mem(ctx, json, LYD_JSON,
+	                       LYD_PARSE_ONLY | LYD_PARSE_STRICT | LYD_PARSE_NO_STATE, 0, tree))
+		return cfg_ly_err(ps, ctx, "parsing");
+	if (lyd_validate_module(tree, mod, 0, NULL))
+		return cfg_ly_err(ps, ctx, "validation");
+	return 0;
+}
+
+static int cfg_parse_src(const struct cfg_pstate *ps, const char *json, const char *yang_dir,
+                         struct cfg *out)
+{
+	struct lyd_node *tree = NULL;
+	const struct lyd_node *top;
+	struct ly_ctx *ctx;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (!json[strspn(json, " \t\r\n")])
+		return cfg_errf(ps, -EINVAL,
+		                "empty configuration (expected an RFC 7951 JSON "
+		                "object with \"cellgate:cellgate\")");
+	/* Schema problems name the .yang file, not the config file. */
+	ctx = cfg_ctx_new_stored(yang_dir, ps->errbuf, ps->errlen);
+	if (!ctx)
+		return -errno;
+	rc = cfg_parse_tree(ps, ctx, json, &tree);
+	if (!rc)
+		rc = cfg_check_raw_prefixes(ps, json);
+	if (!rc) {
+		LY_LIST_FOR(tree, top)
+		{
+			if (!strcmp(top->schema->name, "cellgate"))
+				break;
+		}
+		rc = top ? cfg_fill(ps, out, top) : cfg_errf(ps, -EINVAL, "no cellgate:cellgate");
+	}
+	lyd_free_all(tree);
+	ly_err_clean(ctx, NULL);
+	ly_ctx_destroy(ctx);
+	if (rc) {
+		cfg_free(out);
+		memset(out, 0, sizeof(*out));
+	}
+	return rc;
+}
+
+static int cfg_parse_named(const char *json, const char *src, const char *yang_dir, struct cfg *out,
+                           char *errbuf, size_t errlen)
+{
+	struct cfg_pstate ps = {.src = src, .errbuf = errbuf, .errlen = errlen};
+	uint32_t logopts = ly_log_options(LY_LOSTORE);
+	int rc;
+
+	rc = cfg_parse_src(&ps, json, yang_dir, out);
+	ly_log_options(logopts);
+	return rc;
+}
+
+int cfg_parse(const char *json, const char *yang_dir, struct cfg *out, char *errbuf, size_t errlen)
+{
+	return cfg_parse_named(json, "config", yang_dir, out, errbuf, errlen);
+}
+
+static int cfg_grow(char **buf, size_t *cap)
+{
+	size_t ncap = *cap ? *cap * 2 : 4096;
+	char *nbuf;
+
+	if (ncap > CFG_FILE_MAX)
+		return -EFBIG;
+	nbuf = realloc(*buf, ncap);
+	if (!nbuf)
+		return -ENOMEM;
+	*buf = nbuf;
+	*cap = ncap;
+	return 0;
+}
+
+/* The whole file as a NUL-terminated string. */
+static int cfg_read_file(const struct cfg_pstate *ps, const char *path, char **out)
+{
+	size_t len = 0, cap = 0;
+	char *buf = NULL;
+	ssize_t n = -1;
+	int fd, rc = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return cfg_errf(ps, -errno, "%s", strerror(errno));
+	do {
+		if (cap - len < 2 && (rc = cfg_grow(&buf, &cap)) < 0) {
+			cfg_errf(ps, rc, "%s", strerror(-rc));
+			break;
+		}
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0 && errno != EINTR)
+			rc = cfg_errf(ps, -errno, "%s", strerror(errno));
+		else if (n > 0)
+			len += n;
+	} while (!rc && n != 0);
+	close(fd);
+	if (!rc && memchr(buf, '\0', len))
+		rc = cfg_errf(ps, -EINVAL, "contains a NUL byte: not a JSON text file");
+	if (rc) {
+		free(buf);
+		return rc;
+	}
+	buf[len] = '\0';
+	*out = buf;
+	return 0;
+}
+
+int cfg_load(const char *path, const char *yang_dir, struct cfg *out, char *errbuf, size_t errlen)
+{
+	struct cfg_pstate ps = {.src = path, .errbuf = errbuf, .errlen = errlen};
+	char *json;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	rc = cfg_read_file(&ps, path, &json);
+	if (rc)
+		return rc;
+	rc = cfg_parse_named(json, path, yang_dir, out, errbuf, errlen);
+	free(json);
+	return rc;
+}
+
+void cfg_free(struct cfg *cfg)
+{
+	free(cfg->routes);
+	cfg->routes = NULL;
+	cfg->nroutes = 0;
+}
+
+int cfg_port_index(const struct cfg *cfg, const char *name)
+{
+	for (unsigned i = 0; i < cfg->nports; i++)
+		if (!strcmp(cfg->ports[i].name, name))
+			return i;
+	return -1;
+}

@@ -1,0 +1,126 @@
+/*
+ * The control loop. Timers: every 10 ms drain the workers' event rings (ARP
+ * misses and ARP frames seen), every 100 ms run neighbour retries and aging,
+ * every second collect ring drops; after RIB changes, wait one RCU grace
+ * period and let freed ids be reused. Signals: SIGTERM/SIGINT stop cleanly,
+ * SIGUSR1 writes the stats dump.
+ */
+#include <event2/event.h>
+#include <signal.h>
+#include <time.h>
+#include <urcu-qsbr.h>
+
+#include "control.h"
+#include "datapath/log.h"
+
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void control_drain_events(struct control *ctl, uint64_t now)
+{
+	for (unsigned w = 0; w < ctl->dp->nworkers; w++) {
+		struct event_ring *r = dp_worker_events(ctl->dp, w);
+		struct dp_event ev;
+
+		while (event_ring_pop(r, &ev)) {
+			if (ev.type == DP_EV_RESOLVE)
+				neigh_resolve(ctl->neigh, ev.port, ev.ip, now);
+			else if (ev.type == DP_EV_ARP_SEEN)
+				neigh_seen(ctl->neigh, ev.port, ev.ip, ev.mac, now);
+		}
+	}
+}
+
+static void control_ring_drops(struct control *ctl)
+{
+	for (unsigned p = 0; p < ctl->dp->nports; p++) {
+		struct port *pt = &ctl->dp->ports[p];
+		for (unsigned q = 0; q < pt->nqueues; q++) {
+			uint64_t drops = 0;
+			if (pt->ops->queue_ring_drops(pt->queues[q], &drops) == 0)
+				ctl->rx_ring_drops[p] += drops;
+		}
+	}
+}
+
+/* Freed next hops, groups and tbl8 groups are reused only after every worker passed a quiescent state. */
+static void control_reclaim(struct control *ctl)
+{
+	if (!rib_reclaim_pending(ctl->rib)) {
+		struct fib4_stats fs;
+		fib4_get_stats(ctl->dp->fib, &fs);
+		if (fs.tbl8_pending == 0)
+			return;
+	}
+	synchronize_rcu();
+	rib_reclaim(ctl->rib);
+	fib4_reclaim(ctl->dp->fib);
+}
+
+static void control_tick(evutil_socket_t fd, short what, void *arg)
+{
+	struct control *ctl = arg;
+	uint64_t now = mono_ms();
+	static unsigned ticks;
+
+	control_drain_events(ctl, now);
+	if (now - ctl->last_neigh_ms >= 100) {
+		neigh_timer(ctl->neigh, now);
+		ctl->last_neigh_ms = now;
+	}
+	if (++ticks % 100 == 0)
+		control_ring_drops(ctl);
+	control_reclaim(ctl);
+}
+
+static void control_signal(evutil_socket_t sig, short what, void *arg)
+{
+	struct control *ctl = arg;
+
+	switch (sig) {
+	case SIGTERM:
+	case SIGINT:
+		log_info("signal %d: stopping", (int)sig);
+		event_base_loopexit(ctl->base, NULL);
+		break;
+	case SIGUSR1:
+		control_ring_drops(ctl);
+		if (control_stats_write(ctl) == 0)
+			log_info("stats written to %s/stats.json", ctl->rundir);
+		break;
+	default:
+		break;
+	}
+}
+
+int control_run(struct control *ctl)
+{
+	static const int sigs[] = {SIGTERM, SIGINT, SIGUSR1};
+	struct event *sigev[3], *tick;
+	struct timeval tv = {.tv_sec = 0, .tv_usec = 10000};
+	int rc = 0;
+
+	for (unsigned i = 0; i < 3; i++) {
+		sigev[i] = evsignal_new(ctl->base, sigs[i], control_signal, ctl);
+		if (!sigev[i] || evsignal_add(sigev[i], NULL) != 0)
+			fatalx("control: cannot watch signal %d", sigs[i]);
+	}
+	signal(SIGPIPE, SIG_IGN);
+	tick = event_new(ctl->base, -1, EV_PERSIST, control_tick, ctl);
+	if (!tick || event_add(tick, &tv) != 0)
+		fatalx("control: cannot start the 10 ms timer");
+
+	if (event_base_dispatch(ctl->base) < 0) {
+		log_warnx("control: event loop failed");
+		rc = -1;
+	}
+	event_free(tick);
+	for (unsigned i = 0; i < 3; i++)
+		event_free(sigev[i]);
+	return rc;
+}

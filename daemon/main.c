@@ -1,0 +1,264 @@
+/*
+ * cellgated: parse the configuration, open the ports, program the FIB, start
+ * the workers, run the control loop, and undo it all on SIGTERM.
+ */
+#include "cellgate-build.h"
+
+#include <errno.h>
+#include <event2/event.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "control.h"
+#include "datapath/log.h"
+#include "netdev.h"
+#include "routes.h"
+
+#define DEFAULT_CONFIG "/etc/cellgate/cellgated.json"
+#define DEFAULT_RUNDIR "/run/cellgate"
+
+struct options {
+	const char *config;
+	const char *rundir;
+	const char *yang_dir;
+	bool check_only;
+	bool foreground;
+	int verbose;
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: cellgated [-dnv] [-f config] [-r rundir] [-y yangdir]\n"
+		"  -f FILE   startup configuration, RFC 7951 JSON (default %s)\n"
+		"  -n        check the configuration, print it normalised, exit 0/1\n"
+		"  -d        stay in the foreground and log to stderr\n"
+		"  -r DIR    runtime directory: pid file, stats.json (default %s)\n"
+		"  -y DIR    directory holding cellgate.yang (default %s)\n"
+		"  -v        more verbose logging\n"
+		"  --version print the version and exit\n",
+		DEFAULT_CONFIG, DEFAULT_RUNDIR, YANG_DIR);
+}
+
+static void parse_options(int argc, char **argv, struct options *o)
+{
+	static const struct option longopts[] = {
+		{"version", no_argument, NULL, 'V'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int ch;
+
+	*o = (struct options){.config = DEFAULT_CONFIG, .rundir = DEFAULT_RUNDIR,
+			      .yang_dir = YANG_DIR};
+	while ((ch = getopt_long(argc, argv, "df:hnr:vy:", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'd': o->foreground = true; break;
+		case 'f': o->config = optarg; break;
+		case 'n': o->check_only = true; break;
+		case 'r': o->rundir = optarg; break;
+		case 'v': o->verbose++; break;
+		case 'y': o->yang_dir = optarg; break;
+		case 'V': printf("cellgated %s\n", PACKAGE_VERSION); exit(0);
+		case 'h': usage(stdout); exit(0);
+		default: usage(stderr); exit(1);
+		}
+	}
+	if (optind != argc) {
+		usage(stderr);
+		exit(1);
+	}
+}
+
+/* The installed yang dir, or the source tree's when running from a build directory. */
+static const char *yang_dir_pick(const char *dir)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/cellgate.yang", dir);
+	if (access(path, R_OK) == 0 || strcmp(dir, YANG_DIR) != 0)
+		return dir;
+	return SRC_YANG_DIR;
+}
+
+static int port_setup(struct dataplane *dp, const struct cfg *cfg, unsigned i)
+{
+	const struct cfg_port *cp = &cfg->ports[i];
+	struct port *pt = &dp->ports[i];
+	int err;
+
+	snprintf(pt->name, sizeof(pt->name), "%s", cp->name);
+	snprintf(pt->netdev, sizeof(pt->netdev), "%s", cp->netdev);
+	pt->id = (uint16_t)i;
+	pt->settings = cp->settings;
+	pt->ip4_addr = cp->naddrs ? cp->addrs[0].addr : 0;
+	pt->ops = port_ops_find(cp->driver);
+	if (!pt->ops) {
+		log_warnx("port %s: unknown driver '%s'", cp->name, cp->driver);
+		return -EINVAL;
+	}
+	err = netdev_lookup(cp->netdev, &pt->ifindex, pt->mac, &pt->mtu);
+	if (err)
+		return err;
+	if ((err = netdev_set_up(pt->ifindex)) != 0)
+		return err;
+	netdev_gro_off(cp->netdev); /* best effort: logged inside */
+	for (unsigned a = 0; a < cp->naddrs; a++)
+		if ((err = netdev_addr4_add(pt->ifindex, cp->addrs[a].addr, cp->addrs[a].plen)) != 0)
+			return err;
+	return 0;
+}
+
+static int ports_open(struct dataplane *dp, const struct cfg *cfg)
+{
+	dp->nports = cfg->nports;
+	for (unsigned i = 0; i < cfg->nports; i++) {
+		struct port *pt = &dp->ports[i];
+		int err = port_setup(dp, cfg, i);
+		if (err)
+			return err;
+		for (unsigned q = 0; q < cfg->workers; q++) {
+			err = pt->ops->queue_open(pt, q, cfg->workers, &pt->queues[q]);
+			if (err)
+				return err;
+			pt->nqueues = q + 1;
+		}
+		log_info("port %s: %s on %s (ifindex %d, mtu %u), %u queue(s)", pt->name,
+			 pt->ops->driver, pt->netdev, pt->ifindex, pt->mtu, pt->nqueues);
+	}
+	return 0;
+}
+
+static void ports_close(struct dataplane *dp)
+{
+	for (unsigned i = 0; i < dp->nports; i++) {
+		struct port *pt = &dp->ports[i];
+		for (unsigned q = 0; q < pt->nqueues; q++)
+			pt->ops->queue_close(pt->queues[q]);
+		pt->nqueues = 0;
+	}
+}
+
+/* Worker i goes to the configured CPU, else spread over the CPUs after the first. */
+static void worker_cpus_pick(const struct cfg *cfg, int *cpus)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+
+	for (unsigned i = 0; i < cfg->workers; i++) {
+		if (i < cfg->nworker_cpus)
+			cpus[i] = cfg->worker_cpus[i];
+		else if (ncpu > 1)
+			cpus[i] = (int)(1 + i % (unsigned long)(ncpu - 1));
+		else
+			cpus[i] = -1;
+	}
+}
+
+static int pidfile_write(const char *rundir)
+{
+	char path[4096];
+	FILE *f;
+
+	if (mkdir(rundir, 0755) != 0 && errno != EEXIST) {
+		log_warn("rundir %s", rundir);
+		return -errno;
+	}
+	snprintf(path, sizeof(path), "%s/cellgated.pid", rundir);
+	f = fopen(path, "w");
+	if (!f) {
+		log_warn("pid file %s", path);
+		return -errno;
+	}
+	fprintf(f, "%ld\n", (long)getpid());
+	fclose(f);
+	return 0;
+}
+
+static void pidfile_remove(const char *rundir)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/cellgated.pid", rundir);
+	unlink(path);
+}
+
+static int run(struct options *o, struct cfg *cfg)
+{
+	static struct dataplane dp;
+	struct control ctl = {.cfg = cfg, .dp = &dp, .rundir = o->rundir};
+	int rc = 1;
+
+	if (netdev_ip_forward_get() == 1)
+		log_warnx("net.ipv4.ip_forward is 1: the kernel will forward transit packets too; "
+			  "set it to 0 in the router's namespace");
+	if (dp_init(&dp, 0) != 0)
+		fatalx("out of memory allocating the FIB");
+	dp.params = (struct dp_params){
+		.icmp_rate = cfg->icmp_rate, .icmp_burst = cfg->icmp_burst,
+		.hold_timeout_ms = (cfg->arp_retries + 1) * 1000,
+		.ip_options_forward = cfg->ip_options_forward,
+	};
+	ctl.neigh = neigh_new(&dp, cfg);
+	ctl.rib = ctl.neigh ? rib_new(&dp, neigh_l2_seed, ctl.neigh) : NULL;
+	ctl.base = event_base_new();
+	if (!ctl.neigh || !ctl.rib || !ctl.base)
+		fatalx("out of memory starting the control thread");
+	neigh_set_rib(ctl.neigh, ctl.rib);
+
+	if (ports_open(&dp, cfg) != 0 || neigh_open(ctl.neigh) != 0)
+		goto out;
+	int failed = routes_apply_config(ctl.rib, cfg);
+	if (failed)
+		log_warnx("%d route(s) from the configuration could not be installed", failed);
+	worker_cpus_pick(cfg, ctl.worker_cpu);
+	if (dp_workers_start(&dp, ctl.worker_cpu, cfg->workers) != 0)
+		goto out;
+	if (pidfile_write(o->rundir) != 0)
+		goto stop;
+	log_info("cellgated %s running: %u port(s), %u worker(s)", PACKAGE_VERSION, dp.nports,
+		 dp.nworkers);
+	rc = control_run(&ctl) == 0 ? 0 : 1;
+	pidfile_remove(o->rundir);
+stop:
+	dp_workers_stop(&dp);
+out:
+	ports_close(&dp);
+	neigh_free(ctl.neigh);
+	rib_free(ctl.rib);
+	if (ctl.base)
+		event_base_free(ctl.base);
+	dp_fini(&dp);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	struct options o;
+	struct cfg cfg;
+	char err[1024];
+	int rc;
+
+	parse_options(argc, argv, &o);
+	log_init("cellgated", o.foreground || o.check_only, o.verbose);
+	o.yang_dir = yang_dir_pick(o.yang_dir);
+
+	if (cfg_load(o.config, o.yang_dir, &cfg, err, sizeof(err)) != 0) {
+		fprintf(stderr, "cellgated: %s\n", err);
+		return 1;
+	}
+	if (o.check_only) {
+		rc = cfg_print(&cfg, stdout) == 0 ? 0 : 1;
+		cfg_free(&cfg);
+		return rc;
+	}
+	if (!o.foreground && daemon(0, 0) != 0)
+		fatal("daemon");
+	rc = run(&o, &cfg);
+	cfg_free(&cfg);
+	return rc;
+}

@@ -1,0 +1,48 @@
+/*
+ * IPv4 neighbour resolution (ARP, RFC 826) for next hops, run by the control
+ * thread. Workers report misses and the ARP frames they see; this module sends
+ * requests (retrying once a second), learns replies, ages entries and probes
+ * them again before they expire, and publishes the result into the next hops
+ * the workers read. Resolved hosts on connected subnets get a /32 host route.
+ */
+#ifndef CELLGATE_NEIGH_H
+#define CELLGATE_NEIGH_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "config.h"
+#include "datapath/dataplane.h"
+#include "rib.h"
+
+struct neigh_table;
+
+struct neigh_counters {
+	uint64_t requests_sent;
+	uint64_t replies_learned;  /* ARP frames that resolved or refreshed an entry */
+	uint64_t resolve_failed;   /* entries that ran out of retries */
+	uint64_t send_errors;
+	uint64_t entries;
+};
+
+struct neigh_table *neigh_new(struct dataplane *dp, const struct cfg *cfg);
+void neigh_free(struct neigh_table *nt);
+void neigh_set_rib(struct neigh_table *nt, struct rib *rib);
+
+/* Open the per-port sockets used to send requests. 0 or negative errno (logged). */
+int neigh_open(struct neigh_table *nt);
+
+/* rib_l2_seed_fn: what a new gateway next hop towards ip should start with. */
+uint64_t neigh_l2_seed(void *nt, uint16_t port, uint32_t ip);
+
+void neigh_resolve(struct neigh_table *nt, uint16_t port, uint32_t ip, uint64_t now_ms);
+void neigh_seen(struct neigh_table *nt, uint16_t port, uint32_t ip, const uint8_t mac[6],
+		uint64_t now_ms);
+/* Retries, aging, probes. Call every ~100 ms. */
+void neigh_timer(struct neigh_table *nt, uint64_t now_ms);
+
+void neigh_get_counters(const struct neigh_table *nt, struct neigh_counters *out);
+/* JSON array of entries, for the stats dump. */
+void neigh_dump_json(const struct neigh_table *nt, FILE *out);
+
+#endif

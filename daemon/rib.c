@@ -1,0 +1,314 @@
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "datapath/log.h"
+#include "rib_priv.h"
+
+static const char *const source_names[RIB_SRC__MAX] = {
+	[RIB_SRC_LOCAL] = "local",   [RIB_SRC_CONNECTED] = "connected", [RIB_SRC_FRR] = "frr",
+	[RIB_SRC_STATIC] = "static", [RIB_SRC_NEIGH] = "neighbor",
+};
+
+const char *rib_source_name(enum rib_source s)
+{
+	return s < RIB_SRC__MAX ? source_names[s] : "?";
+}
+
+static const char *pfx_str(uint32_t prefix, uint8_t len, char *buf, size_t sz)
+{
+	struct in_addr a = {.s_addr = htonl(prefix)};
+	char ip[INET_ADDRSTRLEN];
+
+	inet_ntop(AF_INET, &a, ip, sizeof(ip));
+	snprintf(buf, sz, "%s/%u", ip, len);
+	return buf;
+}
+
+struct rib *rib_new(struct dataplane *dp, rib_l2_seed_fn seed, void *seed_arg)
+{
+	struct rib *rib = calloc(1, sizeof(*rib));
+
+	if (!rib)
+		return NULL;
+	rib->dp = dp;
+	rib->seed = seed;
+	rib->seed_arg = seed_arg;
+	rib->nbuckets = 1 << 16;
+	rib->buckets = calloc(rib->nbuckets, sizeof(*rib->buckets));
+	rib->nh_meta = calloc(NH_MAX, sizeof(*rib->nh_meta));
+	rib->nhg_meta = calloc(NHG_MAX, sizeof(*rib->nhg_meta));
+	if (!rib->buckets || !rib->nh_meta || !rib->nhg_meta || ids_init(&rib->nh_ids, NH_MAX) ||
+	    ids_init(&rib->nhg_ids, NHG_MAX)) {
+		rib_free(rib);
+		return NULL;
+	}
+	return rib;
+}
+
+void rib_free(struct rib *rib)
+{
+	if (!rib)
+		return;
+	for (uint32_t b = 0; rib->buckets && b < rib->nbuckets; b++) {
+		struct rib_route *r = rib->buckets[b];
+		while (r) {
+			struct rib_route *next = r->next;
+			free(r);
+			r = next;
+		}
+	}
+	free(rib->buckets);
+	free(rib->nh_meta);
+	free(rib->nhg_meta);
+	ids_fini(&rib->nh_ids);
+	ids_fini(&rib->nhg_ids);
+	free(rib);
+}
+
+static uint32_t route_hash(const struct rib *rib, uint64_t key)
+{
+	key *= 0x9e3779b97f4a7c15ull;
+	return (uint32_t)(key >> 32) & (rib->nbuckets - 1);
+}
+
+static void rib_grow(struct rib *rib)
+{
+	uint32_t old_n = rib->nbuckets;
+	struct rib_route **old = rib->buckets;
+	struct rib_route **nb = calloc((size_t)old_n * 2, sizeof(*nb));
+
+	if (!nb)
+		return; /* keep the longer chains; correctness does not depend on it */
+	rib->buckets = nb;
+	rib->nbuckets = old_n * 2;
+	for (uint32_t b = 0; b < old_n; b++) {
+		struct rib_route *r = old[b];
+		while (r) {
+			struct rib_route *next = r->next;
+			uint32_t h = route_hash(rib, r->key);
+			r->next = nb[h];
+			nb[h] = r;
+			r = next;
+		}
+	}
+	free(old);
+}
+
+static struct rib_route **route_slot(const struct rib *rib, uint64_t key)
+{
+	struct rib_route **pp = &rib->buckets[route_hash(rib, key)];
+
+	while (*pp && (*pp)->key != key)
+		pp = &(*pp)->next;
+	return pp;
+}
+
+static uint64_t route_total(const struct rib *rib)
+{
+	uint64_t n = 0;
+
+	for (int s = 0; s < RIB_SRC__MAX; s++)
+		n += rib->nroutes[s];
+	return n;
+}
+
+/* Port id of a gateway reachable on a connected subnet (or a resolved host route), or -1. */
+static int rib_gateway_port(const struct rib *rib, uint32_t gw)
+{
+	uint32_t g = fib4_lookup(rib->dp->fib, gw);
+
+	if (!g)
+		return -1;
+	const struct nexthop *nh = &rib->dp->nht->nh[rib->dp->nht->nhg[g].slot[0]];
+	if (nh->type == NH_GLEAN || (nh->type == NH_GATEWAY && nh->gw == gw))
+		return nh->port;
+	return -1;
+}
+
+static uint32_t rib_group_build(struct rib *rib, enum nh_type type, const struct rib_path *paths,
+				unsigned n, const char *what)
+{
+	uint32_t nh[NHG_PATHS_MAX];
+	uint8_t w[NHG_PATHS_MAX];
+	unsigned k = 0;
+	bool created;
+
+	if (type != NH_GATEWAY)
+		n = 1;
+	for (unsigned i = 0; i < n && k < NHG_PATHS_MAX; i++) {
+		int port = paths ? paths[i].port : 0;
+		uint32_t gw = type == NH_GATEWAY ? paths[i].gw : 0;
+
+		if (type == NH_GATEWAY && port < 0)
+			port = rib_gateway_port(rib, gw);
+		if (port < 0) {
+			char b[32];
+			log_warnx("route %s: next hop %s is not on a connected subnet: path skipped",
+				  what, pfx_str(gw, 32, b, sizeof(b)));
+			continue;
+		}
+		uint32_t id = rib_nh_ref(rib, type, (uint16_t)port, gw);
+		if (!id) {
+			log_warnx("route %s: next-hop table full (%u entries)", what, NH_MAX);
+			continue;
+		}
+		/* Keep the list sorted by id so equal sets share one group. */
+		unsigned j = k;
+		while (j > 0 && nh[j - 1] > id) {
+			nh[j] = nh[j - 1];
+			w[j] = w[j - 1];
+			j--;
+		}
+		nh[j] = id;
+		w[j] = paths && paths[i].weight ? paths[i].weight : 1;
+		k++;
+	}
+	if (k == 0)
+		return 0;
+	uint32_t g = rib_nhg_ref(rib, nh, w, k, &created);
+	if (!created) /* an existing group already holds its own references */
+		for (unsigned i = 0; i < k; i++)
+			rib_nh_unref(rib, nh[i]);
+	if (!g)
+		log_warnx("route %s: next-hop group table full (%u entries)", what, NHG_MAX);
+	return g;
+}
+
+/* Put the preferred source's group in the FIB if it is not there already. */
+static int rib_program(struct rib *rib, struct rib_route *r, const char *what)
+{
+	uint32_t best = 0;
+	int err = 0;
+
+	for (int s = 0; s < RIB_SRC__MAX && !best; s++)
+		best = r->nhg[s];
+	if (best == r->installed)
+		return 0;
+	uint32_t prefix = (uint32_t)(r->key >> 8);
+	uint8_t len = (uint8_t)r->key;
+	if (best)
+		err = fib4_insert(rib->dp->fib, prefix, len, best);
+	else
+		err = fib4_delete(rib->dp->fib, prefix, len);
+	if (err) {
+		rib->errors++;
+		errno = -err;
+		log_warn("route %s: FIB %s", what, best ? "insert" : "delete");
+		return err;
+	}
+	r->installed = best;
+	return 0;
+}
+
+int rib_route_set(struct rib *rib, uint32_t prefix, uint8_t len, enum rib_source source,
+		  enum nh_type type, const struct rib_path *paths, unsigned npaths)
+{
+	char what[48];
+
+	pfx_str(prefix, len, what, sizeof(what));
+	if (len > 32 || (len < 32 && (prefix & (0xffffffffu >> len)))) {
+		log_warnx("route %s: host bits set or length above 32", what);
+		return -EINVAL;
+	}
+	uint32_t g = rib_group_build(rib, type, paths, npaths, what);
+	if (!g)
+		return -ENETUNREACH;
+
+	uint64_t key = (uint64_t)prefix << 8 | len;
+	struct rib_route **pp = route_slot(rib, key);
+	struct rib_route *r = *pp;
+	if (!r) {
+		r = calloc(1, sizeof(*r));
+		if (!r) {
+			rib_nhg_unref(rib, g);
+			return -ENOMEM;
+		}
+		r->key = key;
+		*pp = r;
+	}
+	uint32_t old = r->nhg[source];
+	r->nhg[source] = g;
+	if (!old)
+		rib->nroutes[source]++;
+	int err = rib_program(rib, r, what);
+	if (old)
+		rib_nhg_unref(rib, old);
+	if (route_total(rib) > (uint64_t)rib->nbuckets * 2)
+		rib_grow(rib);
+	return err;
+}
+
+int rib_route_del(struct rib *rib, uint32_t prefix, uint8_t len, enum rib_source source)
+{
+	char what[48];
+	uint64_t key = (uint64_t)prefix << 8 | len;
+	struct rib_route **pp = route_slot(rib, key);
+	struct rib_route *r = *pp;
+
+	if (!r || !r->nhg[source])
+		return -ENOENT;
+	pfx_str(prefix, len, what, sizeof(what));
+	uint32_t old = r->nhg[source];
+	r->nhg[source] = 0;
+	rib->nroutes[source]--;
+	int err = rib_program(rib, r, what);
+	rib_nhg_unref(rib, old);
+	bool empty = true;
+	for (int s = 0; s < RIB_SRC__MAX; s++)
+		empty &= r->nhg[s] == 0;
+	if (empty && r->installed == 0) {
+		*pp = r->next;
+		free(r);
+	}
+	return err;
+}
+
+int rib_route_best(const struct rib *rib, uint32_t prefix, uint8_t len)
+{
+	struct rib_route *r = *route_slot(rib, (uint64_t)prefix << 8 | len);
+
+	for (int s = 0; r && s < RIB_SRC__MAX; s++)
+		if (r->nhg[s])
+			return s;
+	return -1;
+}
+
+void rib_nh_l2_update(struct rib *rib, uint16_t port, uint32_t ip, uint64_t l2)
+{
+	uint32_t id = rib_nh_find(rib, NH_GATEWAY, port, ip);
+
+	if (id)
+		__atomic_store_n(&rib->dp->nht->nh[id].l2, l2, __ATOMIC_RELEASE);
+}
+
+bool rib_nh_gateway_exists(const struct rib *rib, uint16_t port, uint32_t ip)
+{
+	return rib_nh_find(rib, NH_GATEWAY, port, ip) != 0;
+}
+
+bool rib_reclaim_pending(const struct rib *rib)
+{
+	return rib->nh_ids.npending || rib->nhg_ids.npending;
+}
+
+void rib_reclaim(struct rib *rib)
+{
+	ids_reclaim(&rib->nh_ids);
+	ids_reclaim(&rib->nhg_ids);
+}
+
+void rib_get_counts(const struct rib *rib, struct rib_counts *out)
+{
+	struct fib4_stats fs;
+
+	memset(out, 0, sizeof(*out));
+	for (int s = 0; s < RIB_SRC__MAX; s++)
+		out->routes[s] = rib->nroutes[s];
+	fib4_get_stats(rib->dp->fib, &fs);
+	out->fib_routes = fs.routes;
+	out->nexthops = rib->nnh;
+	out->nhgroups = rib->nnhg;
+	out->errors = rib->errors;
+}

@@ -1,0 +1,55 @@
+/*
+ * The state workers share and read: ports, the FIB and the next-hop tables.
+ * The control thread builds it, starts the workers, and from then on changes
+ * only what the RCU/atomic rules in fib4.h and nexthop.h allow.
+ */
+#ifndef CELLGATE_DATAPLANE_H
+#define CELLGATE_DATAPLANE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "event_ring.h"
+#include "fib/fib4.h"
+#include "nexthop.h"
+#include "port.h"
+#include "stats.h"
+
+struct dp_params {
+	uint32_t icmp_rate;       /* ICMP errors per second per worker (0 = none) */
+	uint32_t icmp_burst;
+	uint32_t hold_timeout_ms; /* how long a packet may wait for ARP */
+	bool ip_options_forward;
+};
+
+struct worker;
+
+struct dataplane {
+	unsigned nports;
+	struct port ports[PORT_MAX];
+	unsigned nworkers;
+	struct worker *workers[WORKER_MAX];
+	struct fib4 *fib;
+	struct nh_tables *nht;
+	struct dp_params params;
+	int stop; /* set by the control thread, read by workers */
+};
+
+/* Allocate the FIB and next-hop tables. 0 or -ENOMEM. */
+int dp_init(struct dataplane *dp, uint32_t tbl8_groups);
+void dp_fini(struct dataplane *dp);
+
+/*
+ * Start one worker per entry of cpus (cpu -1 = not pinned). Every port must
+ * have its queues 0..n-1 open. 0 or a negative errno (logged).
+ */
+int dp_workers_start(struct dataplane *dp, const int *cpus, unsigned n);
+void dp_workers_stop(struct dataplane *dp);
+
+/* The event ring worker `w` feeds to the control thread. */
+struct event_ring *dp_worker_events(struct dataplane *dp, unsigned w);
+
+/* Sum all workers' counters (control thread; lock-free). */
+void dp_stats_take(const struct dataplane *dp, struct stats_snapshot *snap);
+
+#endif

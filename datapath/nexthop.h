@@ -1,0 +1,75 @@
+/*
+ * Next hops and next-hop groups, as the workers read them. The control thread
+ * owns allocation (daemon/rib.c); workers only index these arrays with the id
+ * found in the FIB. An entry is written completely before any FIB entry refers
+ * to it, and an id is reused only after an RCU grace period, so readers need
+ * no lock. The one field that changes in place is `l2`, the resolved MAC and
+ * ARP state, written as a single 64-bit word.
+ */
+#ifndef CELLGATE_NEXTHOP_H
+#define CELLGATE_NEXTHOP_H
+
+#include <stdint.h>
+
+#define NH_MAX 65536
+#define NHG_MAX 65536
+#define NHG_SLOTS 64 /* weighted ECMP: paths expanded into up to 64 hash slots */
+
+enum nh_type {
+	NH_UNUSED = 0,
+	NH_GATEWAY,     /* forward to `gw` on `port`; MAC from `l2` */
+	NH_GLEAN,       /* connected prefix: the destination itself is the neighbour */
+	NH_LOCAL,       /* one of our addresses, or a broadcast: leave to the kernel */
+	NH_BLACKHOLE,   /* drop, counted */
+	NH_UNREACHABLE, /* drop, ICMP net unreachable */
+	NH_NEIGH_FAILED /* neighbour did not answer ARP: drop, ICMP host unreachable */
+};
+
+/* State in bits 48..55 of nexthop.l2; the MAC is in bits 0..47. */
+enum neigh_state {
+	NEIGH_NONE = 0,
+	NEIGH_INCOMPLETE, /* request sent, no answer yet */
+	NEIGH_REACHABLE,
+	NEIGH_FAILED,     /* retries exhausted */
+};
+
+struct nexthop {
+	uint64_t l2;   /* atomic: mac | state << 48 */
+	uint32_t gw;   /* host order */
+	uint16_t port;
+	uint8_t type;  /* enum nh_type */
+	uint8_t pad;
+} __attribute__((aligned(16)));
+
+struct nhg {
+	uint16_t nslots;
+	uint16_t npaths;
+	uint32_t slot[NHG_SLOTS]; /* next-hop ids; slot[hash % nslots] */
+};
+
+struct nh_tables {
+	struct nexthop nh[NH_MAX];
+	struct nhg nhg[NHG_MAX];
+};
+
+static inline uint64_t nh_l2_pack(const uint8_t mac[6], enum neigh_state st)
+{
+	uint64_t v = (uint64_t)st << 48;
+
+	for (int i = 0; i < 6; i++)
+		v |= (uint64_t)mac[i] << (8 * i);
+	return v;
+}
+
+static inline enum neigh_state nh_l2_state(uint64_t l2)
+{
+	return (enum neigh_state)((l2 >> 48) & 0xff);
+}
+
+static inline void nh_l2_mac(uint64_t l2, uint8_t mac[6])
+{
+	for (int i = 0; i < 6; i++)
+		mac[i] = (uint8_t)(l2 >> (8 * i));
+}
+
+#endif

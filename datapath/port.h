@@ -1,0 +1,88 @@
+/*
+ * The port driver seam. A port is one kernel netdev the daemon forwards on; a
+ * port queue is the part of it one worker owns alone (its own RX socket/ring
+ * and TX ring), so the hot path never shares driver state between threads.
+ */
+#ifndef CELLGATE_PORT_H
+#define CELLGATE_PORT_H
+
+#include <net/if.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pkt.h"
+
+#define PORT_MAX 64
+#define WORKER_MAX 16
+#define PORT_NAME_MAX 32
+
+struct port;
+struct port_queue;
+
+/* Driver settings taken from the configuration (0 = driver default). */
+struct port_settings {
+	uint32_t rx_ring_frames; /* approximate RX ring capacity in frames */
+	uint32_t tx_ring_frames; /* TX ring slots */
+	bool promiscuous;
+	bool qdisc_bypass;       /* PACKET_QDISC_BYPASS on TX */
+};
+
+struct port_ops {
+	const char *driver; /* "afpacket" */
+
+	/*
+	 * Open queue `qid` of `nqueues` on port `p` (control thread, startup).
+	 * With nqueues > 1 the driver spreads RX over the queues (PACKET_FANOUT).
+	 * Returns 0 or a negative errno and logs what failed and why.
+	 */
+	int (*queue_open)(struct port *p, unsigned qid, unsigned nqueues,
+			  struct port_queue **out);
+	void (*queue_close)(struct port_queue *q);
+
+	/*
+	 * Receive up to `max` frames into `pkts`. Frame memory stays valid
+	 * (and writable, for in-place header rewrites) until rx_release.
+	 */
+	unsigned (*rx_burst)(struct port_queue *q, struct pkt *pkts, unsigned max);
+	void (*rx_release)(struct port_queue *q);
+
+	/*
+	 * Copy frames into TX slots. Returns how many were accepted; the rest
+	 * found the ring full and are the caller's to count as dropped.
+	 */
+	unsigned (*tx_burst)(struct port_queue *q, struct pkt *const *pkts, unsigned n);
+
+	/* Hand everything queued by tx_burst to the kernel: one syscall per burst. */
+	int (*tx_flush)(struct port_queue *q);
+
+	/* A descriptor that becomes readable when RX has work (for idle sleep). */
+	int (*rx_fd)(const struct port_queue *q);
+
+	/*
+	 * Frames the kernel dropped because this queue's RX ring was full since
+	 * the previous call (PACKET_STATISTICS resets on read). Control thread
+	 * only; 0 or a negative errno.
+	 */
+	int (*queue_ring_drops)(struct port_queue *q, uint64_t *drops);
+};
+
+struct port {
+	char name[PORT_NAME_MAX];   /* configured name, e.g. "eth0" */
+	char netdev[IF_NAMESIZE];   /* kernel netdev, e.g. "enp1s0" */
+	uint16_t id;                /* index in the dataplane's port array */
+	int ifindex;
+	uint8_t mac[6];
+	uint32_t mtu;               /* IP MTU of the netdev */
+	uint32_t ip4_addr;          /* primary IPv4 address, host order (0 = none) */
+	struct port_settings settings;
+	const struct port_ops *ops;
+	struct port_queue *queues[WORKER_MAX];
+	unsigned nqueues;
+};
+
+/* Driver registry: the ops for a driver name, or NULL. */
+const struct port_ops *port_ops_find(const char *driver);
+
+extern const struct port_ops port_afpacket_ops;
+
+#endif

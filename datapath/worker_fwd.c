@@ -1,0 +1,215 @@
+/*
+ * Per-packet forwarding decision and output batching, after the FIB lookup:
+ * next-hop selection (ECMP), TTL and MTU checks, ARP state, MAC rewrite, and
+ * ICMP errors (rate-limited). No allocation, lock, syscall or log.
+ */
+#include <string.h>
+
+#include "ip4.h"
+#include "worker_priv.h"
+
+void worker_drop(struct worker *w, const struct pkt *p, enum drop_reason r)
+{
+	CTR_ADD(w->ctr->port[p->in_port].drops[r], 1);
+}
+
+static void tx_enqueue(struct worker *w, uint16_t port, struct pkt *p, enum tx_kind kind)
+{
+	struct tx_batch *b = &w->tx[port];
+
+	if (b->n == TX_BATCH)
+		worker_tx_flush(w);
+	b->pkts[b->n] = p;
+	b->kind[b->n] = (uint8_t)kind;
+	b->n++;
+	w->tx_used |= 1ull << port;
+}
+
+static void tx_account(struct worker *w, uint16_t port, struct tx_batch *b, unsigned sent)
+{
+	struct port_counters *out = &w->ctr->port[port];
+	uint64_t octets = 0;
+
+	for (unsigned i = 0; i < b->n; i++) {
+		struct pkt *p = b->pkts[i];
+		struct port_counters *in = &w->ctr->port[p->in_port];
+
+		if (i < sent) {
+			octets += p->len;
+			if (b->kind[i] == TX_FORWARDED)
+				CTR_ADD(in->forwarded, 1);
+			else
+				CTR_ADD(in->icmp_out, 1);
+		} else if (b->kind[i] == TX_FORWARDED) {
+			CTR_ADD(in->drops[DROP_TX_FULL], 1);
+		}
+	}
+	CTR_ADD(out->tx_packets, sent);
+	CTR_ADD(out->tx_octets, octets);
+}
+
+void worker_tx_flush(struct worker *w)
+{
+	struct dataplane *dp = w->dp;
+	uint64_t used = w->tx_used;
+
+	while (used) {
+		unsigned port = (unsigned)__builtin_ctzll(used);
+		struct port *pt = &dp->ports[port];
+		struct port_queue *q = pt->queues[w->id];
+		struct tx_batch *b = &w->tx[port];
+		unsigned sent;
+
+		used &= used - 1;
+		sent = pt->ops->tx_burst(q, b->pkts, b->n);
+		pt->ops->tx_flush(q);
+		tx_account(w, (uint16_t)port, b, sent);
+		b->n = 0;
+	}
+	w->tx_used = 0;
+	w->icmp_used = 0;
+}
+
+static bool icmp_token_take(struct worker *w)
+{
+	const struct dp_params *pr = &w->dp->params;
+	uint64_t cap = (uint64_t)pr->icmp_burst * 1000;
+
+	if (pr->icmp_rate == 0)
+		return false;
+	if (w->now_ms > w->icmp_refill_ms) {
+		w->icmp_tokens_milli += (w->now_ms - w->icmp_refill_ms) * pr->icmp_rate;
+		if (w->icmp_tokens_milli > cap)
+			w->icmp_tokens_milli = cap;
+		w->icmp_refill_ms = w->now_ms;
+	}
+	if (w->icmp_tokens_milli < 1000)
+		return false;
+	w->icmp_tokens_milli -= 1000;
+	return true;
+}
+
+/* Answer the sender of `p` with an ICMP error, back out the port it came in on. */
+static void icmp_reply(struct worker *w, const struct pkt *p, uint8_t type, uint8_t code,
+		       uint16_t mtu)
+{
+	const struct port *in = &w->dp->ports[p->in_port];
+	const uint8_t *ip = p->data + 14;
+
+	if (!icmp4_error_allowed(ip, p->l2_class != PKT_L2_HOST) || in->ip4_addr == 0)
+		return;
+	if (w->icmp_used == BURST_MAX)
+		worker_tx_flush(w);
+	if (!icmp_token_take(w)) {
+		CTR_ADD(w->ctr->port[p->in_port].icmp_ratelimited, 1);
+		return;
+	}
+	struct pkt *out = &w->icmp_pkt[w->icmp_used];
+	out->data = w->icmp_buf + (size_t)w->icmp_used * ICMP_ERR_FRAME_MAX;
+	out->len = icmp4_error_build(out->data, ip, rd16(ip + 2), p->data + 6, in->mac,
+				     in->ip4_addr, type, code, mtu);
+	out->in_port = p->in_port;
+	out->l2_class = PKT_L2_HOST;
+	out->csum_partial = 0;
+	w->icmp_used++;
+	tx_enqueue(w, p->in_port, out, TX_GENERATED);
+}
+
+static const struct nexthop *nh_select(const struct worker *w, const uint8_t *ip, uint32_t nhg_id)
+{
+	const struct nhg *g = &w->dp->nht->nhg[nhg_id];
+	uint32_t slot = 0;
+
+	if (g->nslots > 1)
+		slot = (uint32_t)(((uint64_t)ip4_flow_hash(ip) * g->nslots) >> 32);
+	return &w->dp->nht->nh[g->slot[slot]];
+}
+
+static void send_to(struct worker *w, struct pkt *p, const struct port *out, uint64_t l2)
+{
+	uint8_t *eth = p->data;
+
+	nh_l2_mac(l2, eth);
+	memcpy(eth + 6, out->mac, 6);
+	ip4_ttl_decrement(eth + 14);
+	tx_enqueue(w, out->id, p, TX_FORWARDED);
+}
+
+/* The checks that apply once we know the packet leaves by `out` (RFC 1812 5.3.1, 5.3.6?). */
+static bool egress_checks(struct worker *w, struct pkt *p, const struct port *out)
+{
+	const uint8_t *ip = p->data + 14;
+
+	if (ip[8] <= 1) {
+		worker_drop(w, p, DROP_TTL_EXPIRED);
+		icmp_reply(w, p, ICMP_TIME_EXCEEDED, ICMP_CODE_TTL_EXCEEDED, 0);
+		return false;
+	}
+	if (rd16(ip + 2) > out->mtu) {
+		/* No software fragmentation yet: DF or not, never send a frame the link cannot carry. */
+		worker_drop(w, p, DROP_MTU_EXCEEDED);
+		if (rd16(ip + 6) & 0x4000)
+			icmp_reply(w, p, ICMP_DEST_UNREACH, ICMP_CODE_FRAG_NEEDED,
+				   (uint16_t)out->mtu);
+		return false;
+	}
+	return true;
+}
+
+enum fwd_result worker_forward(struct worker *w, struct pkt *p, uint32_t nhg_id,
+			       uint32_t *wait_ip, uint16_t *wait_port)
+{
+	const uint8_t *ip = p->data + 14;
+
+	if (nhg_id == 0) {
+		worker_drop(w, p, DROP_NO_ROUTE);
+		icmp_reply(w, p, ICMP_DEST_UNREACH, ICMP_CODE_NET_UNREACH, 0);
+		return FWD_DONE;
+	}
+	const struct nexthop *nh = nh_select(w, ip, nhg_id);
+	const struct port *out = &w->dp->ports[nh->port];
+	uint64_t l2;
+
+	switch (nh->type) {
+	case NH_LOCAL:
+		CTR_ADD(w->ctr->port[p->in_port].to_kernel, 1);
+		return FWD_DONE;
+	case NH_BLACKHOLE:
+		worker_drop(w, p, DROP_BLACKHOLE);
+		return FWD_DONE;
+	case NH_UNREACHABLE:
+		worker_drop(w, p, DROP_UNREACHABLE);
+		icmp_reply(w, p, ICMP_DEST_UNREACH, ICMP_CODE_NET_UNREACH, 0);
+		return FWD_DONE;
+	case NH_NEIGH_FAILED:
+		worker_drop(w, p, DROP_ARP_FAILED);
+		icmp_reply(w, p, ICMP_DEST_UNREACH, ICMP_CODE_HOST_UNREACH, 0);
+		return FWD_DONE;
+	case NH_GATEWAY:
+		if (!egress_checks(w, p, out))
+			return FWD_DONE;
+		l2 = __atomic_load_n(&nh->l2, __ATOMIC_ACQUIRE);
+		if (nh_l2_state(l2) == NEIGH_REACHABLE) {
+			send_to(w, p, out, l2);
+			return FWD_DONE;
+		}
+		if (nh_l2_state(l2) == NEIGH_FAILED) {
+			worker_drop(w, p, DROP_ARP_FAILED);
+			icmp_reply(w, p, ICMP_DEST_UNREACH, ICMP_CODE_HOST_UNREACH, 0);
+			return FWD_DONE;
+		}
+		*wait_ip = nh->gw;
+		*wait_port = nh->port;
+		return FWD_WAIT_ARP;
+	case NH_GLEAN:
+		/* On-link destination with no host entry yet: it is its own neighbour. */
+		if (!egress_checks(w, p, out))
+			return FWD_DONE;
+		*wait_ip = rd32(ip + 16);
+		*wait_port = nh->port;
+		return FWD_WAIT_ARP;
+	default:
+		worker_drop(w, p, DROP_NO_ROUTE);
+		return FWD_DONE;
+	}
+}

@@ -1,0 +1,86 @@
+/*
+ * Packets waiting for ARP. A miss copies the frame into a bounded per-worker
+ * hold queue and asks the control thread to resolve the neighbour; every
+ * millisecond or so the held packets are looked up again. Resolution sends
+ * them, failure (or the hold timeout) drops them as arp-failed with an ICMP
+ * host unreachable. Bounded overall and per destination: a flood towards a
+ * dead host is counted as arp-hold-full and cannot starve other resolutions.
+ */
+#include <string.h>
+
+#include "icmp.h"
+#include "ip4.h"
+#include "worker_priv.h"
+
+static void resolve_request(struct worker *w, uint32_t ip, uint16_t port)
+{
+	struct dp_event ev = {.type = DP_EV_RESOLVE, .port = port, .ip = ip};
+
+	if (!event_ring_push(&w->events, &ev))
+		CTR_ADD(w->ctr->events_lost, 1);
+}
+
+void worker_hold_add(struct worker *w, const struct pkt *p, uint32_t ip, uint16_t port)
+{
+	unsigned same = 0;
+
+	for (unsigned i = 0; i < w->nhold; i++)
+		if (w->hold[i].key_ip == ip && w->hold[i].key_port == port)
+			same++;
+	if (same == 0)
+		resolve_request(w, ip, port);
+	if (w->nhold == HOLD_MAX || same >= HOLD_PER_DEST || p->len > HOLD_BUF) {
+		worker_drop(w, p, DROP_ARP_HOLD_FULL);
+		return;
+	}
+	struct hold_entry *h = &w->hold[w->nhold++];
+	memcpy(h->buf, p->data, p->len);
+	h->pkt = *p;
+	h->pkt.data = h->buf;
+	h->key_ip = ip;
+	h->key_port = port;
+	h->since_ms = w->now_ms;
+	if (w->nhold > w->ctr->hold_max)
+		CTR_ADD(w->ctr->hold_max, w->nhold - w->ctr->hold_max);
+}
+
+/* Swap-remove entry i; its buffer moves with it so buffers stay owned once each. */
+static void hold_remove(struct worker *w, unsigned i)
+{
+	struct hold_entry tmp = w->hold[i];
+
+	w->hold[i] = w->hold[--w->nhold];
+	w->hold[w->nhold] = tmp;
+}
+
+void worker_hold_run(struct worker *w)
+{
+	bool done[HOLD_MAX];
+	uint32_t dst[HOLD_MAX], val[HOLD_MAX];
+	unsigned n = w->nhold;
+
+	if (n == 0 || w->now_ms == w->hold_check_ms)
+		return;
+	w->hold_check_ms = w->now_ms;
+
+	for (unsigned i = 0; i < n; i++)
+		dst[i] = rd32(w->hold[i].pkt.data + 14 + 16);
+	fib4_lookup_bulk(w->dp->fib, dst, val, n);
+
+	for (unsigned i = 0; i < n; i++) {
+		struct hold_entry *h = &w->hold[i];
+		uint32_t ip;
+		uint16_t port;
+
+		done[i] = worker_forward(w, &h->pkt, val[i], &ip, &port) == FWD_DONE;
+		if (!done[i] && w->now_ms - h->since_ms > w->dp->params.hold_timeout_ms) {
+			worker_drop(w, &h->pkt, DROP_ARP_FAILED);
+			done[i] = true;
+		}
+	}
+	/* Frames just queued still point into hold buffers: send before reusing them. */
+	worker_tx_flush(w);
+	for (unsigned i = n; i-- > 0;)
+		if (done[i])
+			hold_remove(w, i);
+}

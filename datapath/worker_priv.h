@@ -1,0 +1,68 @@
+/* A worker's private state: only its own thread touches it. */
+#ifndef CELLGATE_WORKER_PRIV_H
+#define CELLGATE_WORKER_PRIV_H
+
+#include <pthread.h>
+
+#include "dataplane.h"
+#include "icmp.h"
+
+#define HOLD_MAX 256      /* packets waiting for ARP, per worker */
+#define HOLD_PER_DEST 4   /* and per destination, so one dead host cannot fill it */
+#define HOLD_BUF 2048
+#define TX_BATCH (2 * BURST_MAX)
+
+enum tx_kind { TX_FORWARDED, TX_GENERATED };
+
+struct tx_batch {
+	unsigned n;
+	struct pkt *pkts[TX_BATCH];
+	uint8_t kind[TX_BATCH];
+};
+
+struct hold_entry {
+	struct pkt pkt;       /* data points at buf */
+	uint32_t key_ip;      /* the neighbour being resolved */
+	uint16_t key_port;
+	uint64_t since_ms;
+	uint8_t *buf;
+};
+
+struct worker {
+	unsigned id;
+	int cpu;
+	pthread_t thread;
+	struct dataplane *dp;
+	struct worker_counters *ctr;
+	struct event_ring events;
+
+	uint64_t now_ms;
+	uint64_t icmp_tokens_milli; /* token bucket, in thousandths of a token */
+	uint64_t icmp_refill_ms;
+
+	struct tx_batch tx[PORT_MAX];
+	uint64_t tx_used; /* bitmap of ports with a non-empty batch (PORT_MAX <= 64) */
+
+	unsigned icmp_used;
+	uint8_t *icmp_buf;   /* BURST_MAX * ICMP_ERR_FRAME_MAX scratch */
+	struct pkt icmp_pkt[TX_BATCH];
+
+	unsigned nhold;
+	struct hold_entry hold[HOLD_MAX];
+	uint8_t *hold_mem;   /* HOLD_MAX * HOLD_BUF */
+	uint64_t hold_check_ms;
+};
+
+enum fwd_result { FWD_DONE, FWD_WAIT_ARP };
+
+/* worker_fwd.c */
+enum fwd_result worker_forward(struct worker *w, struct pkt *p, uint32_t nhg_id,
+			       uint32_t *wait_ip, uint16_t *wait_port);
+void worker_tx_flush(struct worker *w);
+void worker_drop(struct worker *w, const struct pkt *p, enum drop_reason r);
+
+/* worker_hold.c */
+void worker_hold_add(struct worker *w, const struct pkt *p, uint32_t ip, uint16_t port);
+void worker_hold_run(struct worker *w);
+
+#endif

@@ -1,0 +1,36 @@
+#!/bin/bash
+# Install the Debian 12 packages cellgate needs to build, test, demo and
+# benchmark.  Shared by .ci/run and tests/lab/demo.sh.  Needs root.
+#   tests/deps.sh            install (apt-get update + install)
+#   tests/deps.sh --list     print the package list
+set -eu
+
+PACKAGES="
+build-essential autoconf automake libtool pkg-config
+libevent-dev libyang2-dev libyang2-tools libmnl-dev liburcu-dev
+libsystemd-dev libcap-ng-dev libsnmp-dev
+iproute2 iputils-ping traceroute iperf3 netsniff-ng ethtool tshark curl
+python3 python3-scapy python3-pytest python3-pyroute2
+libloc-database location
+"
+
+if [ "${1:-}" = "--list" ]; then
+	echo $PACKAGES
+	exit 0
+fi
+if [ "$(id -u)" -ne 0 ]; then
+	echo "deps.sh: run as root (apt-get install)" >&2
+	exit 1
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+# tshark asks whether non-root users may capture; answer no, unattended.
+echo "wireshark-common wireshark-common/install-setuid boolean false" |
+	debconf-set-selections 2>/dev/null || true
+apt-get update -q
+# shellcheck disable=SC2086
+apt-get install -y -q --no-install-recommends $PACKAGES
+
+# The tests run on Debian's interpreter, whatever python3 is first in PATH.
+/usr/bin/python3 -m pytest --version >/dev/null
+/usr/bin/python3 -c 'import scapy.all, pyroute2' >/dev/null

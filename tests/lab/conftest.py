@@ -1,0 +1,82 @@
+"""pytest fixtures for the cellgate lab: a namespace topology and cellgated.
+
+Each test module gets its own topology and daemon (module scope), torn down
+by finalizers even when a test or the setup fails.  The daemon binary comes
+from $CELLGATED (default <repo>/build/daemon/cellgated).
+"""
+
+import os
+import shutil
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import lab  # noqa: E402
+
+_daemons = []
+
+
+def pytest_report_header(config):
+    return "cellgated: %s" % lab.cellgated_path()
+
+
+@pytest.fixture(scope="session")
+def cellgated_bin():
+    path = lab.cellgated_path()
+    if not os.access(path, os.X_OK):
+        pytest.fail("cellgated binary not found: %s (build it or set "
+                    "CELLGATED)" % path, pytrace=False)
+    return path
+
+
+@pytest.fixture(scope="module")
+def topo(request):
+    if os.geteuid() != 0:
+        pytest.fail("the lab needs root (network namespaces, AF_PACKET)",
+                    pytrace=False)
+    t = lab.Topology()
+    request.addfinalizer(t.destroy)
+    t.create()
+    return t
+
+
+def start_router(request, topo, binary, config=None, args=()):
+    """Start cellgated and register a finalizer that stops and checks it."""
+    d = lab.Daemon(topo, config or lab.default_config(), binary=binary,
+                   args=args)
+    _daemons.append(d)
+
+    def fin():
+        _daemons.remove(d)
+        code, log = d.stop()
+        san = lab.sanitizer_errors(log)
+        # Keep the run directory only when something went wrong.
+        if code == 0 and not san:
+            shutil.rmtree(d.dir, ignore_errors=True)
+        assert code == 0, ("cellgated did not exit 0 on SIGTERM (code %r); "
+                           "log in %s:\n%s" % (code, d.dir, log[-4000:]))
+        assert not san, "sanitizer reports:\n" + "\n".join(san[:40])
+
+    request.addfinalizer(fin)
+    try:
+        d.start()
+    except lab.DaemonError as e:
+        pytest.fail(str(e), pytrace=False)
+    return d
+
+
+@pytest.fixture(scope="module")
+def router(request, topo, cellgated_bin):
+    return start_router(request, topo, cellgated_bin)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Attach the tail of the daemon's log to failing test reports."""
+    outcome = yield
+    rep = outcome.get_result()
+    if rep.failed:
+        for d in _daemons:
+            rep.sections.append(("cellgated log (%s)" % d.stderr_path,
+                                 "\n".join(d.log().splitlines()[-60:])))

@@ -1,0 +1,146 @@
+#!/bin/bash
+# Build cellgate twice (optimised, and ASan+UBSan) and run every test against
+# each build: C unit tests (make check), the namespace lab (pytest, as root),
+# yanglint on the YANG module and make distcheck.
+#
+#   sudo tests/run-all.sh            from anywhere; works in the repo root
+#
+# Every stage runs even when an earlier one failed; a failed build counts as
+# a failure.  Logs go to $LOGDIR (default test-logs/).  The last line printed
+# is exactly "N passed, M failed"; the exit status is non-zero if M > 0.
+set -u
+set -o pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT" || exit 2
+LOGDIR=${LOGDIR:-$ROOT/test-logs}
+PY=/usr/bin/python3
+JOBS=${JOBS:-2}
+export PYTHONDONTWRITEBYTECODE=1
+mkdir -p "$LOGDIR"
+
+passed=0
+failed=0
+
+note() { printf '== %s\n' "$*"; }
+
+# tally NAME PASS FAIL: add to the totals and print one line for the stage.
+tally() {
+	passed=$((passed + $2))
+	failed=$((failed + $3))
+	printf '== %-34s %4d passed, %d failed\n' "$1" "$2" "$3"
+}
+
+# step NAME LOG CMD...: run CMD with output to LOG; on failure show its tail.
+step() {
+	local name=$1 log=$2
+	shift 2
+	if "$@" >"$log" 2>&1; then
+		return 0
+	fi
+	note "$name FAILED (log: $log); last lines:"
+	tail -n 25 "$log" | sed 's/^/   | /'
+	return 1
+}
+
+# unit_counts LOG: "PASS FAIL" from an automake test-suite.log header.
+unit_counts() {
+	awk '/^# (PASS|XFAIL):/ {p += $3}
+	     /^# (FAIL|XPASS|ERROR):/ {f += $3}
+	     END {printf "%d %d\n", p, f}' "$1"
+}
+
+# junit_counts XML: "PASS FAIL" per test case (skips count as neither).
+junit_counts() {
+	"$PY" - "$1" <<'EOF'
+import sys, xml.etree.ElementTree as ET
+p = f = 0
+for tc in ET.parse(sys.argv[1]).iter("testcase"):
+    tags = {c.tag for c in tc}
+    if tags & {"failure", "error"}:
+        f += 1
+    elif "skipped" not in tags:
+        p += 1
+print(p, f)
+EOF
+}
+
+if ! step autoreconf "$LOGDIR/autoreconf.log" autoreconf -fi; then
+	tally "autoreconf" 0 1
+fi
+
+# build_and_test DIR LABEL CONFIGURE-ARGS...
+build_and_test() {
+	local dir=$1 label=$2
+	shift 2
+	local b=$ROOT/$dir
+	mkdir -p "$b"
+	if ! step "$label configure" "$LOGDIR/$label-configure.log" \
+		sh -c 'cd "$1" && shift && "$@"' sh "$b" "$ROOT/configure" "$@"; then
+		tally "$label build" 0 1
+		return 1
+	fi
+	if ! step "$label make" "$LOGDIR/$label-make.log" make -C "$b" -j"$JOBS"; then
+		tally "$label build" 0 1
+		return 1
+	fi
+
+	# C unit tests.
+	rm -f "$b/test-suite.log"
+	local rc=0 p f
+	step "$label make check" "$LOGDIR/$label-check.log" \
+		make -C "$b" -j"$JOBS" check || rc=1
+	if [ -f "$b/test-suite.log" ]; then
+		cp "$b/test-suite.log" "$LOGDIR/$label-test-suite.log"
+		read -r p f < <(unit_counts "$b/test-suite.log")
+	else
+		p=0 f=0
+	fi
+	# A failing make check with no failing test (e.g. a test program that did
+	# not compile) is still one failure.
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+	tally "$label unit tests" "$p" "$f"
+
+	# Namespace lab against this build's daemon.
+	local xml=$LOGDIR/$label-lab.xml
+	rm -f "$xml"
+	rc=0
+	CELLGATED=$b/daemon/cellgated timeout 1800 "$PY" -m pytest -q \
+		-p no:cacheprovider --junitxml="$xml" tests/lab \
+		>"$LOGDIR/$label-lab.log" 2>&1 || rc=$?
+	if [ -f "$xml" ]; then
+		read -r p f < <(junit_counts "$xml")
+	else
+		p=0 f=0
+	fi
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+	if [ "$rc" -ne 0 ]; then
+		note "$label lab failures (log: $LOGDIR/$label-lab.log):"
+		grep -E '^(FAILED|ERROR) ' "$LOGDIR/$label-lab.log" | sed 's/^/   | /'
+		tail -n 3 "$LOGDIR/$label-lab.log" | sed 's/^/   | /'
+	fi
+	tally "$label lab" "$p" "$f"
+	return 0
+}
+
+build_ok=0
+note "build/ (optimised)"
+build_and_test build normal && build_ok=1
+note "build-san/ (AddressSanitizer + UndefinedBehaviorSanitizer)"
+build_and_test build-san sanitizers --enable-sanitizers CFLAGS="-O1 -g"
+
+if step yanglint "$LOGDIR/yanglint.log" yanglint mgmt/yang/cellgate.yang; then
+	tally "yanglint cellgate.yang" 1 0
+else
+	tally "yanglint cellgate.yang" 0 1
+fi
+
+if [ "$build_ok" -eq 1 ] &&
+	step distcheck "$LOGDIR/distcheck.log" make -C build -j"$JOBS" distcheck; then
+	tally "make distcheck" 1 0
+else
+	tally "make distcheck" 0 1
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
