@@ -590,7 +590,7 @@ static int cfg_read_file(const struct cfg_pstate *ps, const char *path, char **o
 int cfg_load(const char *path, const char *yang_dir, struct cfg *out, char *errbuf, size_t errlen)
 {
 	struct cfg_pstate ps = {.src = path, .errbuf = errbuf, .errlen = errlen};
-	char *json;
+	char *json = NULL;
 	int rc;
 
 	memset(out, 0, sizeof(*out));

@@ -24,12 +24,12 @@
 #include "fib/fib4.h"
 #include "fib/fib4_index.h"
 
-#define TBL24_SLOTS     (1u << 24)
-#define TBL8_GROUP      256u
-#define TBL8_DEFAULT    65536u
+#define TBL24_SLOTS  (1u << 24)
+#define TBL8_GROUP   256u
+#define TBL8_DEFAULT 65536u
 /* 4 GiB of tbl8, far beyond any real table; keeps group << 8 within 32 bits. */
-#define TBL8_MAX        (1u << 24)
-#define HUGE_PAGE       (2u << 20)
+#define TBL8_MAX  (1u << 24)
+#define HUGE_PAGE (2u << 20)
 
 struct fib4 {
 	struct fib4_dir dir; /* first: fib4_lookup casts the fib to it */
@@ -65,8 +65,7 @@ static inline uint32_t prefix_mask(uint8_t len)
 static void *fib4_map(size_t bytes)
 {
 	size_t span = bytes + HUGE_PAGE;
-	uint8_t *raw = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
-			    0);
+	uint8_t *raw = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	uint8_t *p;
 	size_t head;
 
@@ -143,7 +142,7 @@ struct fib4 *fib4_create(uint32_t tbl8_groups)
 
 /* Rewrite the tbl8 entries [first, first + count) of group g whose depth is in [lo, hi]. */
 static void fib4_paint8(struct fib4 *fib, uint32_t g, uint32_t first, uint32_t count, uint8_t lo,
-			uint8_t hi, uint32_t value, uint8_t depth)
+                        uint8_t hi, uint32_t value, uint8_t depth)
 {
 	size_t base = (size_t)g * TBL8_GROUP;
 
@@ -157,7 +156,7 @@ static void fib4_paint8(struct fib4 *fib, uint32_t g, uint32_t first, uint32_t c
 
 /* The same for tbl24 slots [first, first + count); groups get their base entries rewritten. */
 static void fib4_paint24(struct fib4 *fib, uint32_t first, uint32_t count, uint8_t lo, uint8_t hi,
-			 uint32_t value, uint8_t depth)
+                         uint32_t value, uint8_t depth)
 {
 	for (uint32_t i = first; i < first + count; i++) {
 		uint32_t e = fib->tbl24[i];
@@ -271,7 +270,7 @@ void fib4_reclaim(struct fib4 *fib)
 
 void fib4_get_stats(const struct fib4 *fib, struct fib4_stats *st)
 {
-	*st = (struct fib4_stats){ 0 };
+	*st = (struct fib4_stats){0};
 	for (int l = 0; l <= 32; l++) {
 		st->routes_by_len[l] = fib->ix.len[l].used;
 		st->routes += fib->ix.len[l].used;
@@ -279,15 +278,15 @@ void fib4_get_stats(const struct fib4 *fib, struct fib4_stats *st)
 	st->tbl8_groups_max = fib->ngroups;
 	st->tbl8_pending = fib->npending;
 	st->tbl8_groups_used = fib->ngroups - fib->nfree - fib->npending;
-	st->memory_bytes = sizeof(*fib) + fib->tbl24_bytes + fib->tbl8_bytes + TBL24_SLOTS +
-			   (size_t)fib->ngroups * (TBL8_GROUP + sizeof(*fib->grp_refs) +
-						   sizeof(*fib->grp_free) +
-						   sizeof(*fib->grp_pending)) +
-			   fib4_index_memory(&fib->ix);
+	st->memory_bytes =
+	    sizeof(*fib) + fib->tbl24_bytes + fib->tbl8_bytes + TBL24_SLOTS +
+	    (size_t)fib->ngroups * (TBL8_GROUP + sizeof(*fib->grp_refs) + sizeof(*fib->grp_free) +
+	                            sizeof(*fib->grp_pending)) +
+	    fib4_index_memory(&fib->ix);
 }
 
 int fib4_walk(const struct fib4 *fib,
-	      int (*cb)(uint32_t prefix, uint8_t len, uint32_t value, void *arg), void *arg)
+              int (*cb)(uint32_t prefix, uint8_t len, uint32_t value, void *arg), void *arg)
 {
 	return fib4_index_walk(&fib->ix, cb, arg);
 }
@@ -295,8 +294,7 @@ int fib4_walk(const struct fib4 *fib,
 /* Addresses resolved per pass: enough loads in flight to cover DRAM latency. */
 #define BULK_BATCH 64
 
-void fib4_lookup_bulk(const struct fib4 *fib, const uint32_t *addrs, uint32_t *values,
-		      unsigned n)
+void fib4_lookup_bulk(const struct fib4 *fib, const uint32_t *addrs, uint32_t *values, unsigned n)
 {
 	const uint32_t *tbl24 = fib->dir.tbl24, *tbl8 = fib->dir.tbl8;
 

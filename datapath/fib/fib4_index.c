@@ -52,7 +52,7 @@ static int ihash_resize(struct fib4_ihash *h, uint32_t cap)
 
 void fib4_index_init(struct fib4_index *ix)
 {
-	*ix = (struct fib4_index){ 0 };
+	*ix = (struct fib4_index){0};
 }
 
 void fib4_index_fini(struct fib4_index *ix)
@@ -92,7 +92,7 @@ void fib4_index_set(struct fib4_index *ix, uint32_t prefix, uint8_t len, uint32_
 
 	if (!h->slots[i].value)
 		h->used++;
-	h->slots[i] = (struct fib4_islot){ .prefix = prefix, .value = value };
+	h->slots[i] = (struct fib4_islot){.prefix = prefix, .value = value};
 	ix->nonempty |= 1ull << len;
 }
 
@@ -137,7 +137,7 @@ uint32_t fib4_index_remove(struct fib4_index *ix, uint32_t prefix, uint8_t len)
 }
 
 uint32_t fib4_index_cover(const struct fib4_index *ix, uint32_t prefix, uint8_t len,
-			  uint8_t *cover_len)
+                          uint8_t *cover_len)
 {
 	/* Only lengths below len that hold something; highest bit first. */
 	uint64_t cand = ix->nonempty & ((1ull << len) - 1);
@@ -158,7 +158,7 @@ uint32_t fib4_index_cover(const struct fib4_index *ix, uint32_t prefix, uint8_t 
 }
 
 int fib4_index_walk(const struct fib4_index *ix,
-		    int (*cb)(uint32_t prefix, uint8_t len, uint32_t value, void *arg), void *arg)
+                    int (*cb)(uint32_t prefix, uint8_t len, uint32_t value, void *arg), void *arg)
 {
 	for (int l = 0; l <= 32; l++) {
 		const struct fib4_ihash *h = &ix->len[l];

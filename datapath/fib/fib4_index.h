@@ -50,10 +50,10 @@ uint32_t fib4_index_remove(struct fib4_index *ix, uint32_t prefix, uint8_t len);
  * value (0 if none) and its length in *cover_len (0 if none).
  */
 uint32_t fib4_index_cover(const struct fib4_index *ix, uint32_t prefix, uint8_t len,
-			  uint8_t *cover_len);
+                          uint8_t *cover_len);
 
 int fib4_index_walk(const struct fib4_index *ix,
-		    int (*cb)(uint32_t prefix, uint8_t len, uint32_t value, void *arg), void *arg);
+                    int (*cb)(uint32_t prefix, uint8_t len, uint32_t value, void *arg), void *arg);
 
 size_t fib4_index_memory(const struct fib4_index *ix);
 

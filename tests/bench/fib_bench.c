@@ -72,7 +72,7 @@ static struct route *routes_read(const char *path, size_t *n)
 			exit(1);
 		}
 		uint32_t p = a << 24 | b << 16 | c << 8 | d;
-		r[cnt] = (struct route){ p & mask_of((uint8_t)len), (uint8_t)len, (uint32_t)cnt + 1 };
+		r[cnt] = (struct route){p & mask_of((uint8_t)len), (uint8_t)len, (uint32_t)cnt + 1};
 		cnt++;
 	}
 	fclose(f);
@@ -84,7 +84,7 @@ static struct route *routes_read(const char *path, size_t *n)
 
 static void print_mix(const struct route *r, size_t n)
 {
-	size_t by_len[33] = { 0 }, longer = 0;
+	size_t by_len[33] = {0}, longer = 0;
 	double sum = 0;
 
 	for (size_t i = 0; i < n; i++) {
@@ -193,7 +193,7 @@ static size_t ref_flatten(const struct ref *ref, struct route *r)
 
 /* Random addresses, and addresses inside random routes (reaches the longer ones). */
 static int check_correct(const struct fib4 *fib, const struct ref *ref, const struct route *r,
-			 size_t n, unsigned count)
+                         size_t n, unsigned count)
 {
 	unsigned bad = 0, matched = 0;
 
@@ -216,13 +216,13 @@ static int check_correct(const struct fib4 *fib, const struct ref *ref, const st
 
 /* ---- lookup timing ---- */
 
-#define NKEYS (1u << 22)
+#define NKEYS           (1u << 22)
 #define LOOKUPS_PER_RUN (200u << 20)
 
 static void bench_lookups(const struct fib4 *fib, const uint32_t *keys, const char *what)
 {
 	static uint32_t vals[64];
-	const unsigned modes[] = { 1, 32, 64 };
+	const unsigned modes[] = {1, 32, 64};
 
 	for (unsigned m = 0; m < 3; m++) {
 		unsigned burst = modes[m];
@@ -243,7 +243,9 @@ static void bench_lookups(const struct fib4 *fib, const uint32_t *keys, const ch
 		}
 		double dt = now() - t0;
 		printf("lookup %-10s %-7s: %7.1f M/s  (%.2f ns each, checksum %llx)\n", what,
-		       burst == 1 ? "scalar" : burst == 32 ? "bulk32" : "bulk64",
+		       burst == 1    ? "scalar"
+		       : burst == 32 ? "bulk32"
+		                     : "bulk64",
 		       LOOKUPS_PER_RUN / dt / 1e6, dt * 1e9 / LOOKUPS_PER_RUN,
 		       (unsigned long long)sum);
 	}

@@ -10,6 +10,9 @@
  * (automake's "skipped") when it cannot have them. The namespace, and the veth
  * pair with it, disappear when the process exits.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* unshare() */
+#endif
 #include <arpa/inet.h>
 #include <errno.h>
 #include <linux/ethtool.h>

@@ -58,6 +58,15 @@ static char *slurp(const char *path)
 	return buf;
 }
 
+/* dir/base + suffix, where base is name without its ".json". */
+static void case_path(char *buf, size_t len, const char *dir, const char *name, const char *suffix)
+{
+	int base = (int)strlen(name) - 5;
+
+	if ((size_t)snprintf(buf, len, "%s/%.*s%s", dir, base, name, suffix) >= len)
+		buf[0] = '\0'; /* then the open fails and says so */
+}
+
 static char *print_cfg(const struct cfg *cfg)
 {
 	char *buf = NULL;
@@ -176,8 +185,8 @@ static void test_good(const char *dir, const char *name)
 	struct cfg cfg;
 	unsigned before = failed;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	snprintf(okpath, sizeof(okpath), "%s/%.*s.ok", dir, (int)(strlen(name) - 5), name);
+	case_path(path, sizeof(path), dir, name, ".json");
+	case_path(okpath, sizeof(okpath), dir, name, ".ok");
 	if (cfg_load(path, SRC_YANG_DIR, &cfg, err, sizeof(err)) < 0) {
 		fail("%s: rejected: %s", name, err);
 		return;
@@ -222,8 +231,8 @@ static void test_bad(const char *dir, const char *name)
 	struct cfg cfg;
 	int rc;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	snprintf(errpath, sizeof(errpath), "%s/%.*s.err", dir, (int)(strlen(name) - 5), name);
+	case_path(path, sizeof(path), dir, name, ".json");
+	case_path(errpath, sizeof(errpath), dir, name, ".err");
 	want = slurp(errpath);
 	if (!want || !want[strspn(want, " \n")]) {
 		fail("%s: missing or empty %s", name, errpath);
@@ -245,7 +254,7 @@ static void test_full_values(const char *dir)
 	struct cfg cfg;
 	unsigned before = failed;
 
-	snprintf(path, sizeof(path), "%s/good-full.json", dir);
+	case_path(path, sizeof(path), dir, "good-full.json", ".json");
 	if (cfg_load(path, SRC_YANG_DIR, &cfg, err, sizeof(err)) < 0) {
 		fail("good-full values: %s", err);
 		return;
@@ -297,7 +306,7 @@ static void test_errors_outside_dir(const char *dir)
 	struct cfg cfg;
 	int rc;
 
-	snprintf(path, sizeof(path), "%s/no-such-file.json", dir);
+	case_path(path, sizeof(path), dir, "no-such-file.json", ".json");
 	rc = cfg_load(path, SRC_YANG_DIR, &cfg, err, sizeof(err));
 	expect_error("missing file", rc, &cfg, err, path, "No such file or directory");
 	if (rc != -ENOENT)
@@ -343,7 +352,11 @@ int main(int argc, char **argv)
 	char dir[4096];
 	int n;
 
-	snprintf(dir, sizeof(dir), "%s/tests/unit/config", srcdir ? srcdir : ".");
+	if ((size_t)snprintf(dir, sizeof(dir), "%s/tests/unit/config", srcdir ? srcdir : ".") >=
+	    sizeof(dir)) {
+		printf("FAIL: srcdir too long\n");
+		return 1;
+	}
 	n = scandir(dir, &ents, is_json, alphasort);
 	if (n < 0) {
 		printf("FAIL: %s: %s\n", dir, strerror(errno));

@@ -17,14 +17,14 @@
 
 static int failures;
 
-#define CHECK(cond, ...)                                                                   \
-	do {                                                                               \
-		if (!(cond)) {                                                             \
-			failures++;                                                        \
-			printf("FAIL %s:%d: ", __func__, __LINE__);                        \
-			printf(__VA_ARGS__);                                               \
-			printf("\n");                                                      \
-		}                                                                          \
+#define CHECK(cond, ...)                                                                           \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			failures++;                                                                \
+			printf("FAIL %s:%d: ", __func__, __LINE__);                                \
+			printf(__VA_ARGS__);                                                       \
+			printf("\n");                                                              \
+		}                                                                                  \
 	} while (0)
 
 #define IP(a, b, c, d) ((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | (uint32_t)(c) << 8 | (d))
@@ -86,7 +86,7 @@ static void ref_set(uint32_t prefix, uint8_t len, uint32_t value)
 	if (i >= 0)
 		ref[i].value = value;
 	else if (nref < REF_MAX)
-		ref[nref++] = (struct ref_route){ prefix, len, value };
+		ref[nref++] = (struct ref_route){prefix, len, value};
 }
 
 static void ref_del(uint32_t prefix, uint8_t len)
@@ -144,14 +144,14 @@ static int walk_cb(uint32_t prefix, uint8_t len, uint32_t value, void *arg)
 static void check_control(const struct fib4 *fib)
 {
 	struct fib4_stats st;
-	struct walk_ctx w = { 0 };
-	uint64_t by_len[33] = { 0 };
+	struct walk_ctx w = {0};
+	uint64_t by_len[33] = {0};
 
 	for (unsigned i = 0; i < nref; i++) {
 		uint32_t v = fib4_get(fib, ref[i].prefix, ref[i].len);
 
-		CHECK(v == ref[i].value, "get %08x/%u = %u, want %u", ref[i].prefix, ref[i].len,
-		      v, ref[i].value);
+		CHECK(v == ref[i].value, "get %08x/%u = %u, want %u", ref[i].prefix, ref[i].len, v,
+		      ref[i].value);
 		by_len[ref[i].len]++;
 	}
 	fib4_get_stats(fib, &st);
@@ -160,8 +160,7 @@ static void check_control(const struct fib4 *fib)
 		CHECK(st.routes_by_len[l] == by_len[l], "stats /%d: %lu, want %lu", l,
 		      (unsigned long)st.routes_by_len[l], (unsigned long)by_len[l]);
 	fib4_walk(fib, walk_cb, &w);
-	CHECK(w.seen == nref && w.bad == 0, "walk saw %u (%u wrong), want %u", w.seen, w.bad,
-	      nref);
+	CHECK(w.seen == nref && w.bad == 0, "walk saw %u (%u wrong), want %u", w.seen, w.bad, nref);
 }
 
 /* Every route's first and last address and their outside neighbours, plus random ones. */
@@ -211,12 +210,17 @@ static void test_bad_args(void)
 static void test_nested(void)
 {
 	static const struct ref_route set[] = {
-		{ 0, 0, 1 },		       { IP(128, 0, 0, 0), 1, 2 },
-		{ IP(10, 0, 0, 0), 8, 3 },     { IP(10, 1, 0, 0), 16, 4 },
-		{ IP(10, 1, 2, 0), 24, 5 },    { IP(10, 1, 2, 128), 25, 6 },
-		{ IP(10, 1, 2, 192), 26, 7 },  { IP(10, 1, 2, 200), 32, 8 },
-		{ IP(10, 1, 2, 0), 23, 9 },    { IP(10, 1, 3, 7), 32, 10 },
-		{ IP(255, 255, 255, 255), 32, 11 },
+	    {0, 0, 1},
+	    {IP(128, 0, 0, 0), 1, 2},
+	    {IP(10, 0, 0, 0), 8, 3},
+	    {IP(10, 1, 0, 0), 16, 4},
+	    {IP(10, 1, 2, 0), 24, 5},
+	    {IP(10, 1, 2, 128), 25, 6},
+	    {IP(10, 1, 2, 192), 26, 7},
+	    {IP(10, 1, 2, 200), 32, 8},
+	    {IP(10, 1, 2, 0), 23, 9},
+	    {IP(10, 1, 3, 7), 32, 10},
+	    {IP(255, 255, 255, 255), 32, 11},
 	};
 	const unsigned n = sizeof(set) / sizeof(set[0]);
 
@@ -233,7 +237,7 @@ static void test_nested(void)
 		both_insert(fib, IP(10, 1, 2, 0), 24, 50); /* replace under longer routes */
 		check_all(fib, 200);
 		/* Withdraw middle layers first: the covering route must show through. */
-		static const unsigned del[] = { 4, 3, 8, 5, 7, 2, 0, 1, 6, 9, 10 };
+		static const unsigned del[] = {4, 3, 8, 5, 7, 2, 0, 1, 6, 9, 10};
 		for (unsigned k = 0; k < n; k++) {
 			both_delete(fib, set[del[k]].prefix, set[del[k]].len);
 			check_all(fib, 200);
@@ -244,7 +248,7 @@ static void test_nested(void)
 
 static uint8_t random_len(void)
 {
-	static const uint8_t common[] = { 0, 1, 8, 16, 23, 24, 24, 25, 25, 28, 31, 32, 32 };
+	static const uint8_t common[] = {0, 1, 8, 16, 23, 24, 24, 25, 25, 28, 31, 32, 32};
 	uint32_t r = rnd() % 64;
 
 	/* /0 and /1 repaint half the table or more: keep them rare. */
@@ -263,7 +267,7 @@ static void random_prefix(uint32_t *prefix, uint8_t *len)
 		*prefix = ref[rnd() % nref].prefix | (rnd() & 0xffffu);
 	} else {
 		/* A few /8s only, so routes overlap often. */
-		static const uint8_t top[] = { 0, 10, 127, 128, 192, 255 };
+		static const uint8_t top[] = {0, 10, 127, 128, 192, 255};
 
 		*prefix = (uint32_t)top[rnd() % sizeof(top)] << 24 | (rnd() & 0x00ffffffu);
 	}
@@ -361,7 +365,7 @@ static void test_tbl8_exhaustion(void)
 
 static void test_bulk(void)
 {
-	static const unsigned sizes[] = { 0, 1, 7, 32, 63, 64, 65, 200, 1000 };
+	static const unsigned sizes[] = {0, 1, 7, 32, 63, 64, 65, 200, 1000};
 	static uint32_t addrs[1001], vals[1001];
 	struct fib4 *fib = fib4_create(0);
 
@@ -383,7 +387,8 @@ static void test_bulk(void)
 		}
 		fib4_lookup_bulk(fib, addrs, vals, n);
 		for (unsigned i = 0; i < n; i++)
-			CHECK(vals[i] == fib4_lookup(fib, addrs[i]) && vals[i] == ref_lookup(addrs[i]),
+			CHECK(vals[i] == fib4_lookup(fib, addrs[i]) &&
+			          vals[i] == ref_lookup(addrs[i]),
 			      "bulk n=%u [%u] %08x: %u", n, i, addrs[i], vals[i]);
 		CHECK(vals[n] == 0xdeadbeef, "bulk n=%u wrote past the end", n);
 	}
@@ -439,7 +444,7 @@ struct race {
 static void *race_reader(void *arg)
 {
 	struct race *r = arg;
-	uint32_t last[2] = { 0, 0 };
+	uint32_t last[2] = {0, 0};
 
 	while (!__atomic_load_n(&r->stop, __ATOMIC_RELAXED)) {
 		for (int h = 0; h < 2; h++) {
@@ -462,7 +467,7 @@ static void *race_reader(void *arg)
  */
 static void test_race(void)
 {
-	struct race r = { .fib = fib4_create(0) };
+	struct race r = {.fib = fib4_create(0)};
 	pthread_t th;
 	const uint32_t net = IP(192, 0, 2, 0);
 
