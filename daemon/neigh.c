@@ -186,6 +186,8 @@ static void neigh_remove(struct neigh_table *nt, struct neigh_entry *e)
 	*pp = e->next;
 	if (e->host_route)
 		rib_route_del(nt->rib, e->ip, 32, RIB_SRC_NEIGH);
+	/* Back to unknown: the next packet towards a gateway asks again. */
+	rib_nh_l2_update(nt->rib, e->port, e->ip, 0);
 	free(e);
 	nt->ctr.entries--;
 }
@@ -305,14 +307,8 @@ static void neigh_tick_one(struct neigh_table *nt, struct neigh_entry *e, uint64
 		e->next_ms = now_ms + NEIGH_RETRY_MS;
 		return;
 	default:
-		/* Failed: a glean host is forgotten so new traffic asks again; a gateway is retried. */
-		if (e->host_route || !rib_nh_gateway_exists(nt->rib, e->port, e->ip)) {
-			neigh_remove(nt, e);
-			return;
-		}
-		neigh_start(nt, e, now_ms);
-		e->state = NEIGH_FAILED; /* stays failed for the workers until an answer */
-		e->next_ms = now_ms + NEIGH_FAILED_HOLD_MS;
+		/* Failed and held down long enough: forget it, so the next packet asks again. */
+		neigh_remove(nt, e);
 		return;
 	}
 }

@@ -140,10 +140,18 @@ static int route_cmp(const void *a, const void *b)
 /* Duplicate prefixes: the last line wins, as it does when inserted in file order. */
 static void ref_build(struct ref *ref, const struct route *r, size_t n)
 {
+	size_t count[33] = {0};
+
+	for (size_t i = 0; i < n; i++)
+		count[r[i].len]++;
 	for (int l = 0; l <= 32; l++) {
 		size_t k = 0;
 
-		ref->by_len[l] = malloc((n ? n : 1) * sizeof(struct route));
+		ref->by_len[l] = malloc((count[l] ? count[l] : 1) * sizeof(struct route));
+		if (!ref->by_len[l]) {
+			fprintf(stderr, "fib_bench: out of memory\n");
+			exit(1);
+		}
 		for (size_t i = 0; i < n; i++) {
 			if (r[i].len == l)
 				ref->by_len[l][k++] = r[i];
@@ -369,6 +377,10 @@ int main(int argc, char **argv)
 	rc |= check_correct(fib, &ref, r, n, 100000);
 
 	uint32_t *keys = malloc(NKEYS * sizeof(*keys));
+	if (!keys) {
+		fprintf(stderr, "fib_bench: out of memory\n");
+		return 1;
+	}
 	keys_fill(keys, 0);
 	bench_lookups(fib, keys, "random");
 	keys_fill(keys, 1);
@@ -386,6 +398,9 @@ int main(int argc, char **argv)
 	fib = load(r, n, "random order");
 	rc |= check_correct(fib, &ref, r, n, 100000);
 	fib4_destroy(fib);
+	for (int l = 0; l <= 32; l++)
+		free(ref.by_len[l]);
+	free(r);
 	printf("%s\n", rc ? "FAILED" : "ok");
 	return rc ? 1 : 0;
 }

@@ -49,6 +49,9 @@ def start_router(request, topo, binary, config=None, args=()):
 
     def fin():
         _daemons.remove(d)
+        if failed_start:
+            d.kill()
+            return  # already reported by the setup failure
         code, log = d.stop()
         san = lab.sanitizer_errors(log)
         # Keep the run directory only when something went wrong.
@@ -58,11 +61,14 @@ def start_router(request, topo, binary, config=None, args=()):
                            "log in %s:\n%s" % (code, d.dir, log[-4000:]))
         assert not san, "sanitizer reports:\n" + "\n".join(san[:40])
 
+    failed_start = None
     request.addfinalizer(fin)
     try:
         d.start()
     except lab.DaemonError as e:
-        pytest.fail(str(e), pytrace=False)
+        failed_start = str(e)
+    if failed_start:
+        pytest.fail(failed_start, pytrace=False)
     return d
 
 
