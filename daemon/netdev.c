@@ -166,7 +166,7 @@ static int netdev_nl_talk(struct nlmsghdr *nlh, mnl_cb_t cb, struct netdev_nl *c
 		goto out;
 	}
 	nlh->nlmsg_seq = ++seq;
-	if (!(nlh->nlmsg_flags & NLM_F_DUMP))
+	if ((nlh->nlmsg_flags & NLM_F_DUMP) != NLM_F_DUMP) /* NLM_F_REPLACE shares a bit with NLM_F_ROOT */
 		nlh->nlmsg_flags |= NLM_F_ACK;
 	err = netdev_nl_run(nl, nlh, cb, ctx, buf);
 out:

@@ -141,7 +141,7 @@ CG=""
 if [ "$KERNEL_ONLY" -eq 0 ]; then
 	"$PY" "$LAB" config "$RTR_CPU" >"$WORK/cellgated.json"
 	mkdir -p "$WORK/run"
-	inr "$BIN" -f "$WORK/cellgated.json" -d -r "$WORK/run" 2>"$WORK/cellgated.log" &
+	ip netns exec "$NS_R" "$BIN" -f "$WORK/cellgated.json" -d -r "$WORK/run" 2>"$WORK/cellgated.log" &
 	DPID=$!
 	for _ in $(seq 100); do
 		[ -s "$WORK/run/cellgated.pid" ] && break
@@ -201,5 +201,5 @@ report "kernel" $ko $kd $kl
 if [ -n "$CG" ]; then
 	set -- $CG
 	awk -v c="$2" -v k="$kd" 'BEGIN {
-		printf "ratio delivered cellgated/kernel: %.2f\n", k > 0 ? c / k : 0 }'
+		printf "ratio delivered cellgated/kernel: %.2f\n", (k > 0 ? c / k : 0) }'
 fi

@@ -56,7 +56,7 @@ echo "kernel forwarding in r: net.ipv4.ip_forward=$(nsx "$NS_R" sysctl -n net.ip
 say "starting cellgated in $NS_R"
 "$PY" "$LAB" config >"$WORK/cellgated.json"
 mkdir "$WORK/run"
-nsx "$NS_R" "$BIN" -f "$WORK/cellgated.json" -d -r "$WORK/run" 2>"$WORK/cellgated.log" &
+ip netns exec "$NS_R" "$BIN" -f "$WORK/cellgated.json" -d -r "$WORK/run" 2>"$WORK/cellgated.log" &
 DPID=$!
 for _ in $(seq 100); do
 	[ -s "$WORK/run/cellgated.pid" ] && break
