@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "datapath/log.h"
@@ -65,12 +66,20 @@ static const char *netdev_label(int ifindex, char buf[IF_NAMESIZE + 16])
 	return buf;
 }
 
+/* ext: the kernel's extended-ACK text, or NULL/"" when it gave none. */
 static int netdev_fail(const char *dev, const char *action, int err, const char *ext)
 {
 	bool has_ext = ext && ext[0];
 
 	log_warnx("netdev %s: %s: %s%s%s%s", dev, action, strerror(err),
 		  has_ext ? " (kernel: " : "", has_ext ? ext : "", has_ext ? ")" : "");
+	return -err;
+}
+
+/* A failure found on our side, with its reason. */
+static int netdev_failx(const char *dev, const char *action, int err, const char *why)
+{
+	log_warnx("netdev %s: %s: %s (%s)", dev, action, why, strerror(err));
 	return -err;
 }
 
@@ -144,8 +153,10 @@ static int netdev_nl_run(struct mnl_socket *nl, struct nlmsghdr *nlh, mnl_cb_t c
  * Send one request and read until its ACK or, for dumps, NLMSG_DONE. Returns 0
  * or a negative errno (the kernel's, for a NACK, with ctx->ext_msg filled).
  */
-static int netdev_nl_talk(struct nlmsghdr *nlh, mnl_cb_t cb, struct netdev_nl *ctx)
+static int netdev_nl_talk(struct nlmsghdr *nlh, bool dump, mnl_cb_t cb, struct netdev_nl *ctx)
 {
+	/* The kernel answers at once; a stuck control thread would be worse than an error. */
+	struct timeval tmo = {.tv_sec = 5};
 	static unsigned seq;
 	struct mnl_socket *nl;
 	char *buf;
@@ -161,12 +172,16 @@ static int netdev_nl_talk(struct nlmsghdr *nlh, mnl_cb_t cb, struct netdev_nl *c
 	/* Best effort: older kernels just give no text / full echoes. */
 	mnl_socket_setsockopt(nl, NETLINK_EXT_ACK, &one, sizeof(one));
 	mnl_socket_setsockopt(nl, NETLINK_CAP_ACK, &one, sizeof(one));
-	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
+	if (setsockopt(mnl_socket_get_fd(nl), SOL_SOCKET, SO_RCVTIMEO, &tmo, sizeof(tmo)) < 0 ||
+	    mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
 		err = -errno;
 		goto out;
 	}
 	nlh->nlmsg_seq = ++seq;
-	if ((nlh->nlmsg_flags & NLM_F_DUMP) != NLM_F_DUMP) /* NLM_F_REPLACE shares a bit with NLM_F_ROOT */
+	/* NLM_F_DUMP shares bits with NLM_F_REPLACE/EXCL, so the caller says which. */
+	if (dump)
+		nlh->nlmsg_flags |= NLM_F_DUMP;
+	else
 		nlh->nlmsg_flags |= NLM_F_ACK;
 	err = netdev_nl_run(nl, nlh, cb, ctx, buf);
 out:
@@ -232,7 +247,7 @@ static int netdev_link_get(int ifindex, const char *name, struct netdev_link *l,
 	memset(l, 0, sizeof(*l));
 	l->maclen = -1;
 	ctx->data = l;
-	return netdev_nl_talk(nlh, netdev_link_cb, ctx);
+	return netdev_nl_talk(nlh, false, netdev_link_cb, ctx);
 }
 
 int netdev_lookup(const char *name, int *ifindex, uint8_t mac[6], uint32_t *mtu)
@@ -242,14 +257,14 @@ int netdev_lookup(const char *name, int *ifindex, uint8_t mac[6], uint32_t *mtu)
 	int err;
 
 	if (strlen(name) >= IF_NAMESIZE)
-		return netdev_fail(name, "look up", EINVAL, "name too long");
+		return netdev_failx(name, "look up", EINVAL, "name too long");
 	err = netdev_link_get(0, name, &l, &ctx);
 	if (err)
 		return netdev_fail(name, "look up", -err, ctx.ext_msg);
 	if (l.type != ARPHRD_ETHER || l.maclen != 6)
-		return netdev_fail(name, "look up", EINVAL, "not an Ethernet device");
+		return netdev_failx(name, "look up", EINVAL, "not an Ethernet device");
 	if (l.ifindex <= 0 || l.mtu == 0)
-		return netdev_fail(name, "look up", EBADMSG, "reply without ifindex or MTU");
+		return netdev_failx(name, "look up", EBADMSG, "reply without ifindex or MTU");
 	*ifindex = l.ifindex;
 	memcpy(mac, l.mac, 6);
 	*mtu = l.mtu;
@@ -292,7 +307,7 @@ int netdev_set_up(int ifindex)
 	ifi->ifi_index = ifindex;
 	ifi->ifi_change = IFF_UP;
 	ifi->ifi_flags = IFF_UP;
-	err = netdev_nl_talk(nlh, netdev_ack_cb, &ctx);
+	err = netdev_nl_talk(nlh, false, netdev_ack_cb, &ctx);
 	if (err)
 		return netdev_fail(netdev_label(ifindex, label), "set up", -err, ctx.ext_msg);
 	return 0;
@@ -325,7 +340,7 @@ static int netdev_addr4_msg(int type, int ifindex, uint32_t local, uint32_t addr
 	/* /31 and /32 have no broadcast address (RFC 3021). */
 	if (type == RTM_NEWADDR && plen < 31)
 		mnl_attr_put_u32(nlh, IFA_BROADCAST, local | htonl(netdev_hostmask(plen)));
-	return netdev_nl_talk(nlh, netdev_ack_cb, ctx);
+	return netdev_nl_talk(nlh, false, netdev_ack_cb, ctx);
 }
 
 int netdev_addr4_add(int ifindex, uint32_t addr_host_order, uint8_t plen)
@@ -337,7 +352,7 @@ int netdev_addr4_add(int ifindex, uint32_t addr_host_order, uint8_t plen)
 
 	snprintf(what, sizeof(what), "add address %s/%u", inet_ntoa((struct in_addr){a}), plen);
 	if (plen > 32)
-		return netdev_fail(netdev_label(ifindex, label), what, EINVAL, "prefix length");
+		return netdev_failx(netdev_label(ifindex, label), what, EINVAL, "prefix length over 32");
 	err = netdev_addr4_msg(RTM_NEWADDR, ifindex, a, a, plen, &ctx);
 	if (err && err != -EEXIST)
 		return netdev_fail(netdev_label(ifindex, label), what, -err, ctx.ext_msg);
@@ -401,13 +416,31 @@ static int netdev_addr4_dump(struct netdev_addr_list *l, struct netdev_nl *ctx)
 	struct ifaddrmsg *ifa;
 
 	nlh->nlmsg_type = RTM_GETADDR;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	nlh->nlmsg_flags = NLM_F_REQUEST;
 	ifa = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifa));
 	ifa->ifa_family = AF_INET;
 	l->n = 0;
 	l->overflow = false;
 	ctx->data = l;
-	return netdev_nl_talk(nlh, netdev_addr_dump_cb, ctx);
+	return netdev_nl_talk(nlh, true, netdev_addr_dump_cb, ctx);
+}
+
+static int netdev_addr4_del(int ifindex, const struct netdev_addr *a)
+{
+	char label[IF_NAMESIZE + 16], what[48];
+	struct netdev_nl ctx;
+	int err;
+
+	snprintf(what, sizeof(what), "delete address %s/%u",
+		 inet_ntoa((struct in_addr){a->local}), a->plen);
+	err = netdev_addr4_msg(RTM_DELADDR, ifindex, a->local, a->address, a->plen, &ctx);
+	/* Deleting a primary also removes its secondaries. */
+	if (err == -EADDRNOTAVAIL)
+		return 0;
+	if (err)
+		return netdev_fail(netdev_label(ifindex, label), what, -err, ctx.ext_msg);
+	log_debug("netdev %s: %s", netdev_label(ifindex, label), what);
+	return 0;
 }
 
 int netdev_addr4_flush_others(int ifindex, const uint32_t *keep, const uint8_t *plens, unsigned n)
@@ -429,22 +462,8 @@ int netdev_addr4_flush_others(int ifindex, const uint32_t *keep, const uint8_t *
 				    ctx.ext_msg);
 			break;
 		}
-		for (unsigned i = 0; i < l->n && !err; i++) {
-			const struct netdev_addr *a = &l->a[i];
-
-			err = netdev_addr4_msg(RTM_DELADDR, ifindex, a->local, a->address, a->plen,
-					       &ctx);
-			/* Deleting a primary also removes its secondaries. */
-			if (err == -EADDRNOTAVAIL)
-				err = 0;
-			if (err)
-				netdev_fail(netdev_label(ifindex, label), "delete address", -err,
-					    ctx.ext_msg);
-			else
-				log_debug("netdev %s: deleted address %s/%u",
-					  netdev_label(ifindex, label),
-					  inet_ntoa((struct in_addr){a->local}), a->plen);
-		}
+		for (unsigned i = 0; i < l->n && !err; i++)
+			err = netdev_addr4_del(ifindex, &l->a[i]);
 	} while (!err && l->overflow);
 	free(l);
 	return err;
@@ -486,10 +505,10 @@ int netdev_gro_off(const char *name)
 	int fd, err;
 
 	if (strlen(name) >= IF_NAMESIZE)
-		return netdev_fail(name, "turn GRO off", EINVAL, "name too long");
+		return netdev_failx(name, "turn GRO off", EINVAL, "name too long");
 	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
-		return netdev_fail(name, "turn GRO off", errno, "ethtool socket");
+		return netdev_failx(name, "turn GRO off", errno, "ethtool socket");
 	err = netdev_ethtool(fd, name, &ev);
 	if (err == -EOPNOTSUPP) {
 		log_debug("netdev %s: GRO off: not supported by the driver", name);

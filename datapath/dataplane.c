@@ -52,6 +52,7 @@ void stats_sum(const struct worker_counters *const *wc, unsigned nworkers, unsig
 				dst[i] += CTR_READ(src[i]);
 		}
 		snap->worker_loops[w] = CTR_READ(wc[w]->loops);
+		snap->worker_bursts[w] = CTR_READ(wc[w]->bursts);
 		snap->events_lost += CTR_READ(wc[w]->events_lost);
 	}
 	for (unsigned p = 0; p < nports; p++)

@@ -46,6 +46,14 @@ void dp_fini(struct dataplane *dp);
 int dp_workers_start(struct dataplane *dp, const int *cpus, unsigned n);
 void dp_workers_stop(struct dataplane *dp);
 
+/*
+ * For tests and benchmarks: allocate the workers without starting threads,
+ * then drive worker `w` by hand, one poll pass at a time (the caller is the
+ * worker thread: rcu-registered if it needs grace periods). Returns frames received.
+ */
+int dp_workers_create(struct dataplane *dp, const int *cpus, unsigned n);
+unsigned dp_worker_poll(struct dataplane *dp, unsigned w);
+
 /* The event ring worker `w` feeds to the control thread. */
 struct event_ring *dp_worker_events(struct dataplane *dp, unsigned w);
 

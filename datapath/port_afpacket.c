@@ -38,13 +38,15 @@
  */
 #define AFPACKET_RX_BLOCK_SIZE  (256u << 10)
 #define AFPACKET_RX_BLOCKS_DEF  64u
-#define AFPACKET_RX_BLOCKS_MIN  4u
+#define AFPACKET_RX_BLOCKS_MIN  8u
 #define AFPACKET_RX_BLOCKS_MAX  1024u
 /* V3 ignores the frame size except for a consistency check on tp_frame_nr. */
 #define AFPACKET_RX_FRAME_NOMINAL 2048u
 /*
  * A partly filled block reaches us only when it retires; 1 ms bounds the added
- * latency under light load (kernels that use a jiffy timer round it up).
+ * latency under light load (kernels that use a jiffy timer round it up). Each
+ * retirement spends a whole block however few frames it holds, so at low
+ * rates the ring's depth is its block count, hence a floor of 8 blocks.
  */
 #define AFPACKET_RX_BLOCK_TOV_MS 1u
 /* Headroom before each frame: room to put back a VLAN tag the kernel stripped. */
@@ -119,8 +121,17 @@ static int afpacket_bind(struct port_queue *q, int fd, int ifindex, uint16_t pro
 		.sll_ifindex = ifindex,
 	};
 
+	int soerr;
+	socklen_t len = sizeof(soerr);
+
 	if (bind(fd, (struct sockaddr *)&sll, sizeof(sll)) < 0)
 		return afpacket_fail(q, "bind", errno);
+	/*
+	 * Binding to a port that is down leaves ENETDOWN pending on the socket,
+	 * which would make poll() report POLLERR until someone reads it. The
+	 * socket starts receiving by itself once the port comes up.
+	 */
+	getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &len);
 	return 0;
 }
 
@@ -489,6 +500,11 @@ static int afpacket_tx_flush(struct port_queue *q)
 	return 0;
 }
 
+/*
+ * Poll it for POLLIN. When the port goes down the kernel sets ENETDOWN on the
+ * socket: poll() then reports POLLERR until it is read with
+ * getsockopt(SO_ERROR); RX resumes by itself when the port is up again.
+ */
 static int afpacket_rx_fd(const struct port_queue *q)
 {
 	return q->rx_fd;

@@ -79,6 +79,7 @@ struct stats_snapshot {
 	struct stats_port port[PORT_MAX];
 	unsigned nworkers;
 	uint64_t worker_loops[WORKER_MAX];
+	uint64_t worker_bursts[WORKER_MAX]; /* loop passes that found packets */
 	uint64_t events_lost;
 };
 

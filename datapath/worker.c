@@ -132,6 +132,27 @@ static void worker_idle(struct worker *w)
 	rcu_thread_online();
 }
 
+/* One pass over every queue this worker owns, then the held packets. Returns frames received. */
+static unsigned worker_iterate(struct worker *w)
+{
+	struct dataplane *dp = w->dp;
+	unsigned got = 0;
+
+	w->now_ms = now_ms();
+	for (unsigned i = 0; i < dp->nports; i++)
+		got += worker_poll_queue(w, &dp->ports[i]);
+	worker_hold_run(w);
+	CTR_ADD(w->ctr->loops, 1);
+	if (got)
+		CTR_ADD(w->ctr->bursts, 1);
+	return got;
+}
+
+unsigned dp_worker_poll(struct dataplane *dp, unsigned w)
+{
+	return worker_iterate(dp->workers[w]);
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
@@ -140,16 +161,10 @@ static void *worker_main(void *arg)
 
 	rcu_register_thread();
 	while (!__atomic_load_n(&dp->stop, __ATOMIC_ACQUIRE)) {
-		unsigned got = 0;
+		unsigned got = worker_iterate(w);
 
-		w->now_ms = now_ms();
-		for (unsigned i = 0; i < dp->nports; i++)
-			got += worker_poll_queue(w, &dp->ports[i]);
-		worker_hold_run(w);
-		CTR_ADD(w->ctr->loops, 1);
 		rcu_quiescent_state();
 		if (got) {
-			CTR_ADD(w->ctr->bursts, 1);
 			idle = 0;
 		} else if (++idle >= IDLE_SPINS) {
 			worker_idle(w);
@@ -221,12 +236,12 @@ static int worker_spawn(struct worker *w)
 	return 0;
 }
 
-int dp_workers_start(struct dataplane *dp, const int *cpus, unsigned n)
+int dp_workers_create(struct dataplane *dp, const int *cpus, unsigned n)
 {
 	if (n == 0 || n > WORKER_MAX)
 		return -EINVAL;
 	for (unsigned i = 0; i < n; i++) {
-		struct worker *w = worker_new(dp, i, cpus[i]);
+		struct worker *w = worker_new(dp, i, cpus ? cpus[i] : -1);
 		if (!w) {
 			log_warnx("worker %u: out of memory", i);
 			dp_workers_stop(dp);
@@ -234,14 +249,18 @@ int dp_workers_start(struct dataplane *dp, const int *cpus, unsigned n)
 		}
 		dp->workers[dp->nworkers++] = w;
 	}
-	for (unsigned i = 0; i < n; i++) {
-		int err = worker_spawn(dp->workers[i]);
-		if (err) {
-			dp_workers_stop(dp);
-			return err;
-		}
-	}
 	return 0;
+}
+
+int dp_workers_start(struct dataplane *dp, const int *cpus, unsigned n)
+{
+	int err = dp_workers_create(dp, cpus, n);
+
+	for (unsigned i = 0; !err && i < n; i++)
+		err = worker_spawn(dp->workers[i]);
+	if (err)
+		dp_workers_stop(dp);
+	return err;
 }
 
 void dp_workers_stop(struct dataplane *dp)

@@ -233,20 +233,32 @@ static void test_netdev_lookup(void)
 	      "long name");
 }
 
+/*
+ * linkwatch updates the oper state asynchronously, and until it has, the
+ * sending side still has its noop qdisc, which drops.
+ */
+static bool wait_running(void)
+{
+	int ifindex1 = if_nametoindex(DEV1);
+	bool up0 = false, up1 = false;
+
+	for (long end = now_ms() + 3000; now_ms() < end; usleep(5000)) {
+		if (netdev_link_is_up(tport.ifindex, &up0) == 0 && up0 &&
+		    netdev_link_is_up(ifindex1, &up1) == 0 && up1)
+			return true;
+	}
+	return false;
+}
+
 static void test_link_state(void)
 {
 	int ifindex1 = if_nametoindex(DEV1);
 	bool up = true;
-	long end;
 
 	CHECK(netdev_set_up(tport.ifindex) == 0, "set " DEV0 " up");
 	CHECK(netdev_link_is_up(tport.ifindex, &up) == 0 && !up, "no carrier while peer down");
 	CHECK(netdev_set_up(ifindex1) == 0, "set " DEV1 " up");
-	/* linkwatch updates the oper state asynchronously. */
-	for (end = now_ms() + 3000; now_ms() < end; usleep(10000))
-		if (netdev_link_is_up(tport.ifindex, &up) == 0 && up)
-			break;
-	CHECK(up, DEV0 " running once both ends are up");
+	CHECK(wait_running(), DEV0 " and " DEV1 " running once both ends are up");
 	CHECK(netdev_set_up(99999) == -ENODEV, "set up a missing ifindex");
 	CHECK(netdev_link_is_up(99999, &up) == -ENODEV, "state of a missing ifindex");
 }
@@ -352,21 +364,23 @@ static void rx_in_order(const struct pkt *pk, void *arg)
 		s->bad++;
 }
 
-static void send_seq(unsigned from, unsigned n, const uint8_t *dst)
+static void send_seq(unsigned from, unsigned n, const uint8_t *dst, bool pause)
 {
 	uint8_t f[1000];
 
 	for (unsigned i = from; i < from + n; i++) {
 		peer_send(f, frame_make(f, dst, mac1, i, sizeof(f)));
 		/* Let softirq empty the backlog (netdev_max_backlog) now and then. */
-		if (i % 100 == 99)
+		if (pause && i % 100 == 99)
 			usleep(2000);
 	}
 }
 
 /*
- * A 4-block (1 MiB) ring holds ~900 of these frames. Ten rounds of 300 pass
- * only if rx_release hands blocks back; the ring drops nothing meanwhile.
+ * The smallest ring (8 blocks, 2 MiB) holds ~1900 of these frames. Fifteen
+ * rounds of 200 pass only if rx_release hands blocks back; the ring drops
+ * nothing meanwhile. A round is sent without pauses: each block-retire timeout
+ * in the middle of a round spends one more block.
  */
 static void test_rx_release(void)
 {
@@ -377,9 +391,9 @@ static void test_rx_release(void)
 
 	if (!q)
 		return;
-	for (unsigned round = 0; round < 10; round++) {
-		send_seq(round * 300, 300, tport.mac);
-		got += rx_drain(q, 32, 300, 500, rx_in_order, &s);
+	for (unsigned round = 0; round < 15; round++) {
+		send_seq(round * 200, 200, tport.mac, false);
+		got += rx_drain(q, 32, 200, 500, rx_in_order, &s);
 	}
 	CHECK(got == 3000 && s.bad == 0, "got %u, %u out of order", got, s.bad);
 	CHECK(tport.ops->queue_ring_drops(q, &drops) == 0 && drops == 0, "drops %lu",
@@ -396,13 +410,13 @@ static void test_ring_drops(void)
 
 	if (!q)
 		return;
-	send_seq(0, 2000, tport.mac);
+	send_seq(0, 4000, tport.mac, true);
 	CHECK(tport.ops->queue_ring_drops(q, &drops) == 0 && drops > 0, "no drops");
-	got = rx_drain(q, 64, 2000, 200, NULL, NULL);
-	CHECK(got + drops == 2000, "received %u + dropped %lu != 2000", got,
+	got = rx_drain(q, 64, 4000, 200, NULL, NULL);
+	CHECK(got + drops == 4000, "received %u + dropped %lu != 4000", got,
 	      (unsigned long)drops);
 	CHECK(tport.ops->queue_ring_drops(q, &again) == 0 && again == 0, "counter resets");
-	send_seq(0, 10, tport.mac);
+	send_seq(0, 10, tport.mac, false);
 	CHECK(rx_drain(q, 64, 10, 500, NULL, NULL) == 10, "ring recovers after overrun");
 	tport.ops->queue_close(q);
 }
@@ -571,6 +585,32 @@ static void test_csum_partial(void)
 	tport.ops->queue_close(q);
 }
 
+/* Port down and up again: POLLERR once (see rx_fd), then RX goes on. */
+static void test_link_flap(void)
+{
+	struct port_queue *q = queue_open(1, 16, false, 0, 1);
+	struct pollfd pfd = {.events = POLLIN};
+	int soerr = 0;
+	socklen_t len = sizeof(soerr);
+	bool up = false;
+
+	if (!q)
+		return;
+	pfd.fd = tport.ops->rx_fd(q);
+	CHECK(poll(&pfd, 1, 0) == 0, "idle queue polls quiet (revents %#x)", pfd.revents);
+	CHECK(system("ip link set dev " DEV0 " down") == 0, "set down");
+	CHECK(netdev_link_is_up(tport.ifindex, &up) == 0 && !up, "down is not up");
+	CHECK(netdev_set_up(tport.ifindex) == 0, "set up again");
+	CHECK(wait_running(), "running again");
+	CHECK(poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLERR), "POLLERR after the flap");
+	getsockopt(pfd.fd, SOL_SOCKET, SO_ERROR, &soerr, &len);
+	CHECK(soerr == ENETDOWN, "pending error %d", soerr);
+	CHECK(poll(&pfd, 1, 0) == 0, "quiet again once read");
+	send_seq(0, 5, tport.mac, false);
+	CHECK(rx_drain(q, 32, 5, 500, NULL, NULL) == 5, "RX resumes");
+	tport.ops->queue_close(q);
+}
+
 static void test_open_errors(void)
 {
 	struct port bad = tport;
@@ -583,10 +623,25 @@ static void test_open_errors(void)
 	CHECK(tport.ops->queue_open(&bad, 0, 1, &q) == -ENODEV && !q, "bind to missing ifindex");
 }
 
-static int setup(void)
+/* After cgt1 is up: a packet socket bound to a down netdev starts with ENETDOWN pending. */
+static void peer_open(void)
 {
 	struct sockaddr_ll sll = {.sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_ALL)};
 	int one = 1, sz = 8 << 20;
+
+	peer_fd = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL));
+	sll.sll_ifindex = if_nametoindex(DEV1);
+	if (peer_fd < 0 || bind(peer_fd, (struct sockaddr *)&sll, sizeof(sll)) < 0) {
+		perror("peer socket");
+		exit(1);
+	}
+	/* Only what the port under test transmits, not what the peer sends. */
+	setsockopt(peer_fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one, sizeof(one));
+	setsockopt(peer_fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz));
+}
+
+static int setup(void)
+{
 
 	if (geteuid() != 0 || unshare(CLONE_NEWNET) < 0) {
 		fprintf(stderr, "SKIP: needs root and unshare(CLONE_NEWNET)\n");
@@ -607,14 +662,6 @@ static int setup(void)
 		fprintf(stderr, "FAIL: afpacket driver not registered\n");
 		return 1;
 	}
-	peer_fd = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL));
-	sll.sll_ifindex = if_nametoindex(DEV1);
-	if (peer_fd < 0 || bind(peer_fd, (struct sockaddr *)&sll, sizeof(sll)) < 0) {
-		perror("peer socket");
-		return 1;
-	}
-	setsockopt(peer_fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one, sizeof(one));
-	setsockopt(peer_fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz));
 	return 0;
 }
 
@@ -628,6 +675,7 @@ int main(void)
 		return ret;
 	test_netdev_lookup();
 	test_link_state();
+	peer_open();
 	test_gro_and_forwarding();
 	test_addr4();
 	test_open_errors();
@@ -638,6 +686,7 @@ int main(void)
 	test_fanout();
 	test_promisc();
 	test_csum_partial();
+	test_link_flap();
 	close(peer_fd);
 	if (failures) {
 		fprintf(stderr, "test_afpacket: %d check(s) failed\n", failures);

@@ -1,0 +1,132 @@
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "port_fake.h"
+
+static int fake_queue_open(struct port *p, unsigned qid, unsigned nqueues, struct port_queue **out)
+{
+	struct port_queue *q = calloc(1, sizeof(*q));
+
+	if (!q)
+		return -ENOMEM;
+	q->port = p;
+	q->tx_room = ~0u;
+	*out = q;
+	return 0;
+}
+
+static void fake_queue_close(struct port_queue *q)
+{
+	free(q);
+}
+
+static unsigned fake_rx_burst(struct port_queue *q, struct pkt *pkts, unsigned max)
+{
+	unsigned n = 0;
+
+	while (n < max && (q->replay ? q->rx_n > 0 : q->rx_pos < q->rx_n)) {
+		unsigned i = q->rx_pos % FAKE_FRAMES;
+		if (q->replay) {
+			/* As a NIC writing a fresh frame: the worker rewrote MACs and TTL last time. */
+			memcpy(q->rx_frame[i], q->rx_pristine[i], 64);
+			q->rx_pos = (q->rx_pos + 1) % q->rx_n;
+		} else {
+			q->rx_pos++;
+		}
+		pkts[n] = (struct pkt){.data = q->rx_frame[i], .len = q->rx_len[i],
+				       .in_port = q->port->id, .l2_class = q->rx_class[i]};
+		n++;
+	}
+	return n;
+}
+
+static void fake_rx_release(struct port_queue *q)
+{
+	q->rx_releases++;
+}
+
+static unsigned fake_tx_burst(struct port_queue *q, struct pkt *const *pkts, unsigned n)
+{
+	unsigned sent = 0;
+
+	for (; sent < n && q->tx_room > 0; sent++) {
+		unsigned slot = q->tx_n % FAKE_FRAMES;
+		memcpy(q->tx_frame[slot], pkts[sent]->data, pkts[sent]->len);
+		q->tx_len[slot] = pkts[sent]->len;
+		q->tx_n++;
+		q->tx_total++;
+		if (q->tx_room != ~0u)
+			q->tx_room--;
+	}
+	return sent;
+}
+
+static int fake_tx_flush(struct port_queue *q)
+{
+	q->tx_flushes++;
+	return 0;
+}
+
+static int fake_rx_fd(const struct port_queue *q)
+{
+	return -1;
+}
+
+static int fake_ring_drops(struct port_queue *q, uint64_t *drops)
+{
+	*drops = 0;
+	return 0;
+}
+
+const struct port_ops port_fake_ops = {
+	.driver = "fake",
+	.queue_open = fake_queue_open,
+	.queue_close = fake_queue_close,
+	.rx_burst = fake_rx_burst,
+	.rx_release = fake_rx_release,
+	.tx_burst = fake_tx_burst,
+	.tx_flush = fake_tx_flush,
+	.rx_fd = fake_rx_fd,
+	.queue_ring_drops = fake_ring_drops,
+};
+
+int port_fake_init(struct port *p, uint16_t id, const char *name, unsigned nqueues)
+{
+	memset(p, 0, sizeof(*p));
+	snprintf(p->name, sizeof(p->name), "%s", name);
+	snprintf(p->netdev, sizeof(p->netdev), "fake%u", id);
+	p->id = id;
+	p->ifindex = 100 + id;
+	p->mac[0] = 0x02;
+	p->mac[5] = (uint8_t)(id + 1);
+	p->mtu = 1500;
+	p->ops = &port_fake_ops;
+	for (unsigned q = 0; q < nqueues; q++) {
+		int err = fake_queue_open(p, q, nqueues, &p->queues[q]);
+		if (err)
+			return err;
+		p->nqueues = q + 1;
+	}
+	return 0;
+}
+
+void port_fake_fini(struct port *p)
+{
+	for (unsigned q = 0; q < p->nqueues; q++)
+		fake_queue_close(p->queues[q]);
+	p->nqueues = 0;
+}
+
+void port_fake_rx_add(struct port *p, const uint8_t *frame, uint32_t len, uint8_t l2_class)
+{
+	struct port_queue *q = p->queues[0];
+	unsigned i = q->rx_n % FAKE_FRAMES;
+
+	memcpy(q->rx_frame[i], frame, len);
+	memcpy(q->rx_pristine[i], frame, len < 64 ? len : 64);
+	q->rx_len[i] = len;
+	q->rx_class[i] = l2_class;
+	q->rx_n++;
+}

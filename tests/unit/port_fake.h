@@ -1,0 +1,44 @@
+/*
+ * A port driver that lives in memory, for unit tests and benchmarks of the
+ * worker: RX hands out frames queued by the test (or, in replay mode, the same
+ * frames forever, restored each time as a NIC would write fresh ones); TX
+ * copies frames into slots the test inspects, and can be made to run full.
+ */
+#ifndef CELLGATE_PORT_FAKE_H
+#define CELLGATE_PORT_FAKE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "datapath/port.h"
+
+#define FAKE_FRAMES 512
+#define FAKE_FRAME_SZ 2048
+
+struct port_queue {
+	struct port *port;
+	/* RX */
+	unsigned rx_n, rx_pos;
+	bool replay;                 /* deliver rx frames round-robin forever */
+	uint32_t rx_len[FAKE_FRAMES];
+	uint8_t rx_class[FAKE_FRAMES];
+	uint8_t rx_frame[FAKE_FRAMES][FAKE_FRAME_SZ];
+	uint8_t rx_pristine[FAKE_FRAMES][64]; /* replay: headers restored before each delivery */
+	/* TX */
+	unsigned tx_room;            /* slots left before the ring is "full" */
+	unsigned tx_n;               /* frames captured (wraps in replay mode) */
+	uint64_t tx_total, tx_flushes, rx_releases;
+	uint32_t tx_len[FAKE_FRAMES];
+	uint8_t tx_frame[FAKE_FRAMES][FAKE_FRAME_SZ];
+};
+
+extern const struct port_ops port_fake_ops;
+
+/* Make `p` a fake port with `nqueues` queues, MAC 02:00:00:00:00:<id+1>, MTU 1500. */
+int port_fake_init(struct port *p, uint16_t id, const char *name, unsigned nqueues);
+void port_fake_fini(struct port *p);
+
+/* Queue a frame for RX on queue 0. */
+void port_fake_rx_add(struct port *p, const uint8_t *frame, uint32_t len, uint8_t l2_class);
+
+#endif

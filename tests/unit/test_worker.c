@@ -1,0 +1,366 @@
+/*
+ * The worker end to end on in-memory ports: every verdict of the forwarding
+ * path (forward, ICMP errors, drops by reason, ARP hold and resolution, ECMP,
+ * MTU, TX full, rate limit) and the accounting rule
+ * rx = forwarded + to-kernel + drops on every port.
+ */
+#include <string.h>
+#include <time.h>
+
+#include "check.h"
+#include "daemon/rib.h"
+#include "datapath/csum.h"
+#include "datapath/icmp.h"
+#include "datapath/ip4.h"
+#include "port_fake.h"
+
+#define IP(a, b, c, d) ((uint32_t)(a) << 24 | (b) << 16 | (c) << 8 | (d))
+
+static struct dataplane dp;
+static struct rib *rib;
+static const uint8_t host_mac[6] = {0x02, 0xaa, 0, 0, 0, 0x01};
+static const uint8_t gw_mac[6] = {0x02, 0xbb, 0, 0, 0, 0x02};
+
+struct frame_opts {
+	uint32_t src, dst;
+	uint8_t ttl;
+	uint16_t sport;
+	uint16_t total; /* IP total length, >= 28 */
+	bool df;
+};
+
+static uint32_t make_frame(uint8_t *f, const struct frame_opts *o)
+{
+	uint16_t total = o->total ? o->total : 64;
+
+	memset(f, 0, 14u + total);
+	memcpy(f, dp.ports[0].mac, 6);
+	memcpy(f + 6, host_mac, 6);
+	wr16(f + 12, ETHERTYPE_IPV4);
+	uint8_t *ip = f + 14;
+	ip[0] = 0x45;
+	wr16(ip + 2, total);
+	wr16(ip + 6, o->df ? 0x4000 : 0);
+	ip[8] = o->ttl ? o->ttl : 64;
+	ip[9] = 17;
+	wr32(ip + 12, o->src ? o->src : IP(10, 0, 1, 2));
+	wr32(ip + 16, o->dst);
+	wr16(ip + 10, csum_compute(ip, 20));
+	wr16(ip + 20, o->sport ? o->sport : 5000);
+	wr16(ip + 22, 9);
+	return 14u + total;
+}
+
+static void send_one(const struct frame_opts *o)
+{
+	uint8_t f[FAKE_FRAME_SZ];
+
+	port_fake_rx_add(&dp.ports[0], f, make_frame(f, o), PKT_L2_HOST);
+}
+
+static void poll_ms(unsigned ms)
+{
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		dp_worker_poll(&dp, 0);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
+}
+
+static struct port_counters counters(unsigned port)
+{
+	struct stats_snapshot s;
+
+	dp_stats_take(&dp, &s);
+	return s.port[port].c;
+}
+
+static struct port_queue *txq(unsigned port)
+{
+	return dp.ports[port].queues[0];
+}
+
+static const uint8_t *last_tx(unsigned port)
+{
+	return txq(port)->tx_frame[(txq(port)->tx_n - 1) % FAKE_FRAMES];
+}
+
+static uint64_t no_seed(void *arg, uint16_t port, uint32_t ip)
+{
+	return 0;
+}
+
+static void setup(void)
+{
+	struct rib_path p0 = {.port = 0, .weight = 1}, p1 = {.port = 1, .weight = 1};
+	struct rib_path gw = {.gw = IP(10, 0, 2, 2), .port = -1, .weight = 1};
+	struct rib_path two[2] = {{IP(10, 0, 1, 3), -1, 1}, {IP(10, 0, 2, 2), -1, 1}};
+
+	dp_init(&dp, 256);
+	dp.nports = 2;
+	port_fake_init(&dp.ports[0], 0, "eth0", 1);
+	port_fake_init(&dp.ports[1], 1, "eth1", 1);
+	dp.ports[0].ip4_addr = IP(10, 0, 1, 1);
+	dp.ports[1].ip4_addr = IP(10, 0, 2, 1);
+	dp.params = (struct dp_params){.icmp_rate = 1000, .icmp_burst = 1000, .hold_timeout_ms = 60};
+	rib = rib_new(&dp, no_seed, NULL);
+	rib_route_set(rib, IP(10, 0, 1, 0), 24, RIB_SRC_CONNECTED, NH_GLEAN, &p0, 1);
+	rib_route_set(rib, IP(10, 0, 2, 0), 24, RIB_SRC_CONNECTED, NH_GLEAN, &p1, 1);
+	rib_route_set(rib, IP(10, 0, 1, 1), 32, RIB_SRC_LOCAL, NH_LOCAL, NULL, 0);
+	rib_route_set(rib, IP(10, 20, 0, 0), 24, RIB_SRC_STATIC, NH_GATEWAY, &gw, 1);
+	rib_route_set(rib, IP(10, 99, 0, 0), 24, RIB_SRC_STATIC, NH_GATEWAY, two, 2);
+	rib_route_set(rib, IP(10, 66, 0, 0), 16, RIB_SRC_STATIC, NH_BLACKHOLE, NULL, 0);
+	rib_route_set(rib, IP(10, 67, 0, 0), 16, RIB_SRC_STATIC, NH_UNREACHABLE, NULL, 0);
+	rib_nh_l2_update(rib, 1, IP(10, 0, 2, 2), nh_l2_pack(gw_mac, NEIGH_REACHABLE));
+	rib_nh_l2_update(rib, 0, IP(10, 0, 1, 3), nh_l2_pack(host_mac, NEIGH_REACHABLE));
+	dp_workers_create(&dp, NULL, 1);
+}
+
+static void test_forward(void)
+{
+	send_one(&(struct frame_opts){.dst = IP(10, 20, 0, 5), .ttl = 9});
+	dp_worker_poll(&dp, 0);
+	CHECK_EQ(txq(1)->tx_n, 1);
+	const uint8_t *f = last_tx(1);
+	CHECK(!memcmp(f, gw_mac, 6));
+	CHECK(!memcmp(f + 6, dp.ports[1].mac, 6));
+	CHECK_EQ(f[14 + 8], 8);
+	CHECK_EQ(csum_compute(f + 14, 20), 0);
+	CHECK_EQ(counters(0).forwarded, 1);
+	CHECK_EQ(counters(1).tx_packets, 1);
+	CHECK_EQ(counters(1).tx_octets, 78);
+}
+
+/* Each case: one frame in, a drop reason, and maybe an ICMP error back on port 0. */
+static void expect_verdict(const struct frame_opts *o, enum drop_reason r, int icmp_type,
+			   int icmp_code)
+{
+	uint64_t before = counters(0).drops[r];
+	uint64_t tx0 = txq(0)->tx_n;
+
+	send_one(o);
+	dp_worker_poll(&dp, 0);
+	CHECK_EQ(counters(0).drops[r], before + 1);
+	if (icmp_type < 0) {
+		CHECK_EQ(txq(0)->tx_n, tx0);
+		return;
+	}
+	CHECK_EQ(txq(0)->tx_n, tx0 + 1);
+	const uint8_t *f = last_tx(0);
+	CHECK(!memcmp(f, host_mac, 6));
+	CHECK_EQ(rd32(f + 14 + 12), IP(10, 0, 1, 1));
+	CHECK_EQ(rd32(f + 14 + 16), o->src ? o->src : IP(10, 0, 1, 2));
+	CHECK_EQ(f[14 + 20], icmp_type);
+	CHECK_EQ(f[14 + 21], icmp_code);
+}
+
+static void test_errors(void)
+{
+	expect_verdict(&(struct frame_opts){.dst = IP(10, 20, 0, 5), .ttl = 1}, DROP_TTL_EXPIRED,
+		       ICMP_TIME_EXCEEDED, 0);
+	expect_verdict(&(struct frame_opts){.dst = IP(172, 16, 0, 1)}, DROP_NO_ROUTE,
+		       ICMP_DEST_UNREACH, ICMP_CODE_NET_UNREACH);
+	expect_verdict(&(struct frame_opts){.dst = IP(10, 66, 1, 1)}, DROP_BLACKHOLE, -1, 0);
+	expect_verdict(&(struct frame_opts){.dst = IP(10, 67, 1, 1)}, DROP_UNREACHABLE,
+		       ICMP_DEST_UNREACH, ICMP_CODE_NET_UNREACH);
+	expect_verdict(&(struct frame_opts){.src = IP(127, 0, 0, 1), .dst = IP(10, 20, 0, 5)},
+		       DROP_IP_BAD_SOURCE, -1, 0);
+
+	/* Larger than the egress MTU: frag-needed with the MTU when DF, silent otherwise. */
+	dp.ports[1].mtu = 1000;
+	expect_verdict(&(struct frame_opts){.dst = IP(10, 20, 0, 5), .total = 1200, .df = true},
+		       DROP_MTU_EXCEEDED, ICMP_DEST_UNREACH, ICMP_CODE_FRAG_NEEDED);
+	CHECK_EQ(rd16(last_tx(0) + 14 + 20 + 6), 1000);
+	expect_verdict(&(struct frame_opts){.dst = IP(10, 20, 0, 5), .total = 1200},
+		       DROP_MTU_EXCEEDED, -1, 0);
+	dp.ports[1].mtu = 1500;
+}
+
+static void test_malformed(void)
+{
+	uint8_t f[128];
+	struct frame_opts o = {.dst = IP(10, 20, 0, 5)};
+	struct {
+		unsigned off;
+		uint8_t val;
+		uint32_t len;
+		enum drop_reason r;
+	} cases[] = {
+		{14 + 10, 0x55, 78, DROP_IP_CHECKSUM},
+		{14 + 0, 0x44, 78, DROP_IP_HEADER_LENGTH},
+		{14 + 0, 0x65, 78, DROP_IP_VERSION},
+		{14 + 2, 0x7f, 78, DROP_IP_TOTAL_LENGTH}, /* total length high byte: far past the frame */
+		{0, 0, 30, DROP_IP_TRUNCATED},
+		{0, 0, 10, DROP_L2_RUNT},
+	};
+
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint64_t before = counters(0).drops[cases[i].r];
+		make_frame(f, &o);
+		if (cases[i].off)
+			f[cases[i].off] = cases[i].val;
+		port_fake_rx_add(&dp.ports[0], f, cases[i].len, PKT_L2_HOST);
+		dp_worker_poll(&dp, 0);
+		CHECK_EQ(counters(0).drops[cases[i].r], before + 1);
+	}
+	/* Options: dropped by default, forwarded when the policy says so. */
+	make_frame(f, &o);
+	memmove(f + 14 + 24, f + 14 + 20, 44);
+	f[14] = 0x46;
+	wr16(f + 14 + 2, 68);
+	memset(f + 14 + 20, 1, 4); /* four NOPs */
+	wr16(f + 14 + 10, 0);
+	wr16(f + 14 + 10, csum_compute(f + 14, 24));
+	port_fake_rx_add(&dp.ports[0], f, 82, PKT_L2_HOST);
+	dp_worker_poll(&dp, 0);
+	CHECK_EQ(counters(0).drops[DROP_IP_OPTIONS], 1);
+	uint64_t fwd = counters(0).forwarded;
+	dp.params.ip_options_forward = true;
+	port_fake_rx_add(&dp.ports[0], f, 82, PKT_L2_HOST);
+	dp_worker_poll(&dp, 0);
+	CHECK_EQ(counters(0).forwarded, fwd + 1);
+	dp.params.ip_options_forward = false;
+}
+
+static void test_to_kernel(void)
+{
+	uint8_t f[128];
+	uint64_t k = counters(0).to_kernel;
+	struct dp_event ev;
+
+	send_one(&(struct frame_opts){.dst = IP(10, 0, 1, 1)}); /* our address */
+	make_frame(f, &(struct frame_opts){.dst = IP(10, 20, 0, 5)});
+	port_fake_rx_add(&dp.ports[0], f, 78, PKT_L2_BROADCAST);
+	make_frame(f, &(struct frame_opts){.dst = IP(224, 0, 0, 5)});
+	port_fake_rx_add(&dp.ports[0], f, 78, PKT_L2_HOST);
+	wr16(f + 12, 0x86dd); /* IPv6: the kernel's, for now */
+	port_fake_rx_add(&dp.ports[0], f, 78, PKT_L2_HOST);
+	/* An ARP reply: left to the kernel, and reported to the control thread. */
+	memset(f, 0, 60);
+	wr16(f + 12, ETHERTYPE_ARP);
+	wr16(f + 14, 1);
+	wr16(f + 16, ETHERTYPE_IPV4);
+	f[18] = 6;
+	f[19] = 4;
+	wr16(f + 20, 2);
+	memcpy(f + 22, gw_mac, 6);
+	wr32(f + 28, IP(10, 0, 1, 9));
+	port_fake_rx_add(&dp.ports[0], f, 60, PKT_L2_HOST);
+	dp_worker_poll(&dp, 0);
+	CHECK_EQ(counters(0).to_kernel, k + 5);
+	CHECK(event_ring_pop(dp_worker_events(&dp, 0), &ev));
+	CHECK(ev.type == DP_EV_ARP_SEEN && ev.ip == IP(10, 0, 1, 9) && !memcmp(ev.mac, gw_mac, 6));
+
+	uint64_t other = counters(0).drops[DROP_L2_OTHER_HOST];
+	make_frame(f, &(struct frame_opts){.dst = IP(10, 20, 0, 5)});
+	port_fake_rx_add(&dp.ports[0], f, 78, PKT_L2_OTHERHOST);
+	dp_worker_poll(&dp, 0);
+	CHECK_EQ(counters(0).drops[DROP_L2_OTHER_HOST], other + 1);
+}
+
+static void test_arp_hold(void)
+{
+	struct event_ring *ring = dp_worker_events(&dp, 0);
+	struct dp_event ev;
+	uint64_t tx1 = txq(1)->tx_n;
+
+	while (event_ring_pop(ring, &ev))
+		;
+	/* Six packets for an unresolved host: four wait, two overflow, one resolve request. */
+	for (int i = 0; i < 6; i++)
+		send_one(&(struct frame_opts){.dst = IP(10, 0, 2, 7)});
+	dp_worker_poll(&dp, 0);
+	CHECK_EQ(counters(0).drops[DROP_ARP_HOLD_FULL], 2);
+	CHECK(event_ring_pop(ring, &ev));
+	CHECK(ev.type == DP_EV_RESOLVE && ev.port == 1 && ev.ip == IP(10, 0, 2, 7));
+	CHECK(!event_ring_pop(ring, &ev));
+	CHECK_EQ(txq(1)->tx_n, tx1);
+
+	/* The control thread resolves it (a /32 with the MAC): the held packets leave. */
+	struct rib_path host = {.gw = IP(10, 0, 2, 7), .port = 1, .weight = 1};
+	rib_route_set(rib, IP(10, 0, 2, 7), 32, RIB_SRC_NEIGH, NH_GATEWAY, &host, 1);
+	rib_nh_l2_update(rib, 1, IP(10, 0, 2, 7), nh_l2_pack(gw_mac, NEIGH_REACHABLE));
+	poll_ms(10);
+	CHECK_EQ(txq(1)->tx_n, tx1 + 4);
+
+	/* Nobody answers for .8: after the hold timeout the packet is arp-failed. */
+	uint64_t failed = counters(0).drops[DROP_ARP_FAILED];
+	send_one(&(struct frame_opts){.dst = IP(10, 0, 2, 8)});
+	poll_ms(100);
+	CHECK_EQ(counters(0).drops[DROP_ARP_FAILED], failed + 1);
+
+	/* A failed gateway: drop with host unreachable straight away. */
+	rib_nh_l2_update(rib, 1, IP(10, 0, 2, 2), nh_l2_pack(gw_mac, NEIGH_FAILED));
+	expect_verdict(&(struct frame_opts){.dst = IP(10, 20, 0, 5)}, DROP_ARP_FAILED,
+		       ICMP_DEST_UNREACH, ICMP_CODE_HOST_UNREACH);
+	rib_nh_l2_update(rib, 1, IP(10, 0, 2, 2), nh_l2_pack(gw_mac, NEIGH_REACHABLE));
+}
+
+static void test_ecmp(void)
+{
+	uint64_t a = txq(0)->tx_n, b = txq(1)->tx_n;
+
+	for (uint16_t port = 0; port < 400; port++) {
+		send_one(&(struct frame_opts){.dst = IP(10, 99, 0, 1), .sport = (uint16_t)(1000 + port)});
+		dp_worker_poll(&dp, 0);
+	}
+	CHECK(txq(0)->tx_n - a > 100 && txq(1)->tx_n - b > 100);
+	CHECK_EQ(txq(0)->tx_n - a + txq(1)->tx_n - b, 400);
+}
+
+static void test_tx_full_and_ratelimit(void)
+{
+	uint64_t full = counters(0).drops[DROP_TX_FULL];
+
+	txq(1)->tx_room = 1;
+	for (int i = 0; i < 3; i++)
+		send_one(&(struct frame_opts){.dst = IP(10, 20, 0, 5)});
+	dp_worker_poll(&dp, 0);
+	CHECK_EQ(counters(0).drops[DROP_TX_FULL], full + 2);
+	txq(1)->tx_room = ~0u;
+
+	/* A fresh worker with a bucket of 2: the third error in a burst is suppressed. */
+	dp_workers_stop(&dp);
+	dp.stop = 0;
+	dp.params.icmp_burst = 2;
+	dp.params.icmp_rate = 1;
+	dp_workers_create(&dp, NULL, 1);
+	for (int i = 0; i < 5; i++)
+		send_one(&(struct frame_opts){.dst = IP(10, 20, 0, 5), .ttl = 1});
+	dp_worker_poll(&dp, 0);
+	CHECK_EQ(counters(0).drops[DROP_TTL_EXPIRED], 5);
+	CHECK_EQ(counters(0).icmp_out, 2);
+	CHECK_EQ(counters(0).icmp_ratelimited, 3);
+}
+
+static void check_accounting(void)
+{
+	struct stats_snapshot s;
+
+	dp_stats_take(&dp, &s);
+	for (unsigned p = 0; p < s.nports; p++)
+		CHECK_EQ(s.port[p].c.rx_packets,
+			 s.port[p].c.forwarded + s.port[p].c.to_kernel + s.port[p].drops_total);
+}
+
+int main(void)
+{
+	setup();
+	test_forward();
+	test_errors();
+	test_malformed();
+	test_to_kernel();
+	test_arp_hold();
+	test_ecmp();
+	check_accounting();
+	test_tx_full_and_ratelimit();
+	check_accounting();
+	dp_workers_stop(&dp);
+	rib_free(rib);
+	port_fake_fini(&dp.ports[0]);
+	port_fake_fini(&dp.ports[1]);
+	dp_fini(&dp);
+	return check_report("test_worker");
+}
