@@ -66,3 +66,29 @@ void ip4_ttl_decrement(uint8_t *ip)
 	ip[8]--;
 	wr16(ip + 10, csum_update16(rd16(ip + 10), old, rd16(ip + 8)));
 }
+
+void ip4_l4_csum_complete(uint8_t *ip)
+{
+	uint32_t hlen = (uint32_t)(ip[0] & 0x0f) * 4;
+	uint32_t tot = rd16(ip + 2);
+	uint32_t l4len = tot - hlen;
+	uint8_t *l4 = ip + hlen;
+	unsigned off;
+
+	/* Only whole datagrams: offload never leaves a fragment partial. */
+	if (rd16(ip + 6) & 0x3fff)
+		return;
+	if (ip[9] == 6 && l4len >= 20)
+		off = 16;
+	else if (ip[9] == 17 && l4len >= 8)
+		off = 6;
+	else
+		return;
+	/* RFC 793 / RFC 768 pseudo-header: addresses, protocol, L4 length. */
+	uint32_t sum = csum_partial_sum(ip + 12, 8, 0) + ip[9] + l4len;
+	wr16(l4 + off, 0);
+	uint16_t c = csum_fold(csum_partial_sum(l4, l4len, sum));
+	if (ip[9] == 17 && c == 0)
+		c = 0xffff; /* RFC 768: zero means "no checksum" */
+	wr16(l4 + off, c);
+}

@@ -52,6 +52,13 @@ bool ip4_dst_is_local_only(uint32_t dst);
 /* Flow hash over addresses, protocol and (first fragment only) L4 ports, for ECMP. */
 uint32_t ip4_flow_hash(const uint8_t *ip);
 
+/*
+ * Fill in the TCP/UDP checksum of a packet the sending host left to offload
+ * (TP_STATUS_CSUMNOTREADY: veths and local senders with TX checksum offload).
+ * Forwarded as is, the next hop would drop it as corrupt.
+ */
+void ip4_l4_csum_complete(uint8_t *ip);
+
 /* TTL-1 with the checksum updated incrementally (RFC 1624). Caller checked TTL > 1. */
 void ip4_ttl_decrement(uint8_t *ip);
 

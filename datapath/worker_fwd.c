@@ -131,6 +131,8 @@ static void send_to(struct worker *w, struct pkt *p, const struct port *out, uin
 
 	nh_l2_mac(l2, eth);
 	memcpy(eth + 6, out->mac, 6);
+	if (p->csum_partial)
+		ip4_l4_csum_complete(eth + 14);
 	ip4_ttl_decrement(eth + 14);
 	tx_enqueue(w, out->id, p, TX_FORWARDED);
 }

@@ -36,7 +36,8 @@ static unsigned fake_rx_burst(struct port_queue *q, struct pkt *pkts, unsigned m
 			q->rx_pos++;
 		}
 		pkts[n] = (struct pkt){.data = q->rx_frame[i], .len = q->rx_len[i],
-				       .in_port = q->port->id, .l2_class = q->rx_class[i]};
+				       .in_port = q->port->id, .l2_class = q->rx_class[i],
+				       .csum_partial = q->rx_partial[i]};
 		n++;
 	}
 	return n;
@@ -128,5 +129,6 @@ void port_fake_rx_add(struct port *p, const uint8_t *frame, uint32_t len, uint8_
 	memcpy(q->rx_pristine[i], frame, len < 64 ? len : 64);
 	q->rx_len[i] = len;
 	q->rx_class[i] = l2_class;
+	q->rx_partial[i] = 0;
 	q->rx_n++;
 }

@@ -22,6 +22,7 @@ struct port_queue {
 	bool replay;                 /* deliver rx frames round-robin forever */
 	uint32_t rx_len[FAKE_FRAMES];
 	uint8_t rx_class[FAKE_FRAMES];
+	uint8_t rx_partial[FAKE_FRAMES]; /* deliver with csum_partial set */
 	uint8_t rx_frame[FAKE_FRAMES][FAKE_FRAME_SZ];
 	uint8_t rx_pristine[FAKE_FRAMES][64]; /* replay: headers restored before each delivery */
 	/* TX */

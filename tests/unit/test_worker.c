@@ -131,6 +131,18 @@ static void test_forward(void)
 	CHECK_EQ(counters(0).forwarded, 1);
 	CHECK_EQ(counters(1).tx_packets, 1);
 	CHECK_EQ(counters(1).tx_octets, 78);
+
+	/* A frame whose sender left the UDP checksum to offload leaves complete. */
+	uint8_t f2[FAKE_FRAME_SZ];
+	uint32_t len = make_frame(f2, &(struct frame_opts){.dst = IP(10, 20, 0, 5)});
+	wr16(f2 + 14 + 20 + 4, 44);
+	wr16(f2 + 14 + 20 + 6, 0xdead);
+	port_fake_rx_add(&dp.ports[0], f2, len, PKT_L2_HOST);
+	txq(0)->rx_partial[(txq(0)->rx_n - 1) % FAKE_FRAMES] = 1;
+	dp_worker_poll(&dp, 0);
+	f = last_tx(1);
+	uint32_t sum = csum_partial_sum(f + 14 + 12, 8, 0) + 17 + 44;
+	CHECK_EQ(csum_fold(csum_partial_sum(f + 14 + 20, 44, sum)), 0);
 }
 
 /* Each case: one frame in, a drop reason, and maybe an ICMP error back on port 0. */
