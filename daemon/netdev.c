@@ -25,7 +25,7 @@
 #include "netdev.h"
 
 /* Large enough for any single rtnetlink reply and for the kernel's dump chunks. */
-#define NETDEV_NL_BUF (32u << 10)
+#define NETDEV_NL_BUF     (32u << 10)
 #define NETDEV_ADDR_BATCH 64u
 
 struct netdev_nl {
@@ -72,7 +72,7 @@ static int netdev_fail(const char *dev, const char *action, int err, const char 
 	bool has_ext = ext && ext[0];
 
 	log_warnx("netdev %s: %s: %s%s%s%s", dev, action, strerror(err),
-		  has_ext ? " (kernel: " : "", has_ext ? ext : "", has_ext ? ")" : "");
+	          has_ext ? " (kernel: " : "", has_ext ? ext : "", has_ext ? ")" : "");
 	return -err;
 }
 
@@ -125,13 +125,13 @@ static int netdev_nl_overrun_cb(const struct nlmsghdr *nlh, void *arg)
 }
 
 static int netdev_nl_run(struct mnl_socket *nl, struct nlmsghdr *nlh, mnl_cb_t cb,
-			 struct netdev_nl *ctx, char *buf)
+                         struct netdev_nl *ctx, char *buf)
 {
 	/* libmnl wants a non-const table; with it we see every control message. */
 	mnl_cb_t ctl[NLMSG_MIN_TYPE] = {
-		[NLMSG_ERROR] = netdev_nl_error_cb,
-		[NLMSG_DONE] = netdev_nl_done_cb,
-		[NLMSG_OVERRUN] = netdev_nl_overrun_cb,
+	    [NLMSG_ERROR] = netdev_nl_error_cb,
+	    [NLMSG_DONE] = netdev_nl_done_cb,
+	    [NLMSG_OVERRUN] = netdev_nl_overrun_cb,
 	};
 	unsigned portid = mnl_socket_get_portid(nl);
 	unsigned seq = nlh->nlmsg_seq;
@@ -229,7 +229,7 @@ static int netdev_link_cb(const struct nlmsghdr *nlh, void *arg)
 
 /* RTM_GETLINK by name (ifindex 0) or by ifindex. */
 static int netdev_link_get(int ifindex, const char *name, struct netdev_link *l,
-			   struct netdev_nl *ctx)
+                           struct netdev_nl *ctx)
 {
 	char req[512];
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(req);
@@ -281,7 +281,7 @@ int netdev_link_is_up(int ifindex, bool *up)
 	err = netdev_link_get(ifindex, NULL, &l, &ctx);
 	if (err)
 		return netdev_fail(netdev_label(ifindex, label), "get link state", -err,
-				   ctx.ext_msg);
+		                   ctx.ext_msg);
 	/* The kernel sets IFF_RUNNING exactly when the oper state is UP or UNKNOWN. */
 	*up = (l.flags & IFF_UP) && (l.flags & IFF_RUNNING);
 	return 0;
@@ -319,8 +319,8 @@ static uint32_t netdev_hostmask(uint8_t plen)
 }
 
 /* RTM_NEWADDR / RTM_DELADDR for one IPv4 address; local and address in network order. */
-static int netdev_addr4_msg(int type, int ifindex, uint32_t local, uint32_t address,
-			    uint8_t plen, struct netdev_nl *ctx)
+static int netdev_addr4_msg(int type, int ifindex, uint32_t local, uint32_t address, uint8_t plen,
+                            struct netdev_nl *ctx)
 {
 	char req[256];
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(req);
@@ -352,7 +352,8 @@ int netdev_addr4_add(int ifindex, uint32_t addr_host_order, uint8_t plen)
 
 	snprintf(what, sizeof(what), "add address %s/%u", inet_ntoa((struct in_addr){a}), plen);
 	if (plen > 32)
-		return netdev_failx(netdev_label(ifindex, label), what, EINVAL, "prefix length over 32");
+		return netdev_failx(netdev_label(ifindex, label), what, EINVAL,
+		                    "prefix length over 32");
 	err = netdev_addr4_msg(RTM_NEWADDR, ifindex, a, a, plen, &ctx);
 	if (err && err != -EEXIST)
 		return netdev_fail(netdev_label(ifindex, label), what, -err, ctx.ext_msg);
@@ -431,8 +432,8 @@ static int netdev_addr4_del(int ifindex, const struct netdev_addr *a)
 	struct netdev_nl ctx;
 	int err;
 
-	snprintf(what, sizeof(what), "delete address %s/%u",
-		 inet_ntoa((struct in_addr){a->local}), a->plen);
+	snprintf(what, sizeof(what), "delete address %s/%u", inet_ntoa((struct in_addr){a->local}),
+	         a->plen);
 	err = netdev_addr4_msg(RTM_DELADDR, ifindex, a->local, a->address, a->plen, &ctx);
 	/* Deleting a primary also removes its secondaries. */
 	if (err == -EADDRNOTAVAIL)
@@ -453,13 +454,14 @@ int netdev_addr4_flush_others(int ifindex, const uint32_t *keep, const uint8_t *
 	l = calloc(1, sizeof(*l));
 	if (!l)
 		return netdev_fail(netdev_label(ifindex, label), "flush addresses", ENOMEM, NULL);
-	*l = (struct netdev_addr_list){.ifindex = ifindex, .keep = keep, .plens = plens, .nkeep = n};
+	*l =
+	    (struct netdev_addr_list){.ifindex = ifindex, .keep = keep, .plens = plens, .nkeep = n};
 	/* Each round deletes at least one address, so this ends. */
 	do {
 		err = netdev_addr4_dump(l, &ctx);
 		if (err) {
 			netdev_fail(netdev_label(ifindex, label), "list addresses", -err,
-				    ctx.ext_msg);
+			            ctx.ext_msg);
 			break;
 		}
 		for (unsigned i = 0; i < l->n && !err; i++)

@@ -27,8 +27,7 @@ int netdev_link_is_up(int ifindex, bool *up);
 int netdev_addr4_add(int ifindex, uint32_t addr_host_order, uint8_t plen);
 
 /* Delete every IPv4 address on ifindex that is not one of keep[i]/plens[i]. */
-int netdev_addr4_flush_others(int ifindex, const uint32_t *keep, const uint8_t *plens,
-			      unsigned n);
+int netdev_addr4_flush_others(int ifindex, const uint32_t *keep, const uint8_t *plens, unsigned n);
 
 /*
  * Turn off GRO (and LRO where the device has it): the datapath forwards frame

@@ -36,10 +36,10 @@
  * Default 64 blocks (16 MiB per queue): ~11k MTU frames, ~13 ms at 10 Gb/s,
  * enough to ride out a worker being preempted for a few scheduler ticks.
  */
-#define AFPACKET_RX_BLOCK_SIZE  (256u << 10)
-#define AFPACKET_RX_BLOCKS_DEF  64u
-#define AFPACKET_RX_BLOCKS_MIN  8u
-#define AFPACKET_RX_BLOCKS_MAX  1024u
+#define AFPACKET_RX_BLOCK_SIZE (256u << 10)
+#define AFPACKET_RX_BLOCKS_DEF 64u
+#define AFPACKET_RX_BLOCKS_MIN 8u
+#define AFPACKET_RX_BLOCKS_MAX 1024u
 /* V3 ignores the frame size except for a consistency check on tp_frame_nr. */
 #define AFPACKET_RX_FRAME_NOMINAL 2048u
 /*
@@ -50,14 +50,14 @@
  */
 #define AFPACKET_RX_BLOCK_TOV_MS 1u
 /* Headroom before each frame: room to put back a VLAN tag the kernel stripped. */
-#define AFPACKET_RX_RESERVE     16u
+#define AFPACKET_RX_RESERVE 16u
 
-#define AFPACKET_TX_FRAMES_DEF  1024u
-#define AFPACKET_TX_FRAME_SIZE  2048u
+#define AFPACKET_TX_FRAMES_DEF       1024u
+#define AFPACKET_TX_FRAME_SIZE       2048u
 #define AFPACKET_TX_FRAMES_PER_BLOCK 16u
-#define AFPACKET_TX_FRAMES_MAX  (1u << 16)
+#define AFPACKET_TX_FRAMES_MAX       (1u << 16)
 /* Without PACKET_TX_HAS_OFF the kernel reads frame data right after the header. */
-#define AFPACKET_TX_DATA_OFF    TPACKET_ALIGN(sizeof(struct tpacket2_hdr))
+#define AFPACKET_TX_DATA_OFF TPACKET_ALIGN(sizeof(struct tpacket2_hdr))
 
 #define AFPACKET_VLAN_HLEN 4u
 
@@ -67,21 +67,21 @@ struct port_queue {
 	uint16_t port_id;
 	uint8_t *rx_map;
 	unsigned rx_nblocks;
-	unsigned rx_cur;      /* block being read, or the next one to open */
-	unsigned rx_left;     /* frames still unread in rx_cur (0: not open) */
-	uint8_t *rx_frame;    /* next unread frame in rx_cur */
-	unsigned rx_rel;      /* oldest block read to the end but not released */
-	unsigned rx_done;     /* how many such blocks, from rx_rel on */
+	unsigned rx_cur;   /* block being read, or the next one to open */
+	unsigned rx_left;  /* frames still unread in rx_cur (0: not open) */
+	uint8_t *rx_frame; /* next unread frame in rx_cur */
+	unsigned rx_rel;   /* oldest block read to the end but not released */
+	unsigned rx_done;  /* how many such blocks, from rx_rel on */
 
 	/* TX */
 	int tx_fd;
 	uint8_t *tx_map;
 	unsigned tx_nframes;
 	unsigned tx_frame_size;
-	unsigned tx_head;     /* next slot to fill */
-	unsigned tx_max_len;  /* largest frame the slot and the kernel accept */
-	unsigned tx_last;     /* slot most recently queued */
-	bool tx_pending;      /* slots queued since the kernel last took them all */
+	unsigned tx_head;    /* next slot to fill */
+	unsigned tx_max_len; /* largest frame the slot and the kernel accept */
+	unsigned tx_last;    /* slot most recently queued */
+	bool tx_pending;     /* slots queued since the kernel last took them all */
 
 	/* control thread only */
 	size_t rx_map_len;
@@ -100,8 +100,8 @@ static int afpacket_fail(const struct port_queue *q, const char *what, int err)
 	return -err;
 }
 
-static int afpacket_setsockopt(struct port_queue *q, int fd, int opt, const void *val, socklen_t len,
-			  const char *what)
+static int afpacket_setsockopt(struct port_queue *q, int fd, int opt, const void *val,
+                               socklen_t len, const char *what)
 {
 	if (setsockopt(fd, SOL_PACKET, opt, val, len) < 0)
 		return afpacket_fail(q, what, errno);
@@ -116,9 +116,9 @@ static int afpacket_setint(struct port_queue *q, int fd, int opt, int val, const
 static int afpacket_bind(struct port_queue *q, int fd, int ifindex, uint16_t proto)
 {
 	struct sockaddr_ll sll = {
-		.sll_family = AF_PACKET,
-		.sll_protocol = htons(proto),
-		.sll_ifindex = ifindex,
+	    .sll_family = AF_PACKET,
+	    .sll_protocol = htons(proto),
+	    .sll_ifindex = ifindex,
 	};
 
 	int soerr;
@@ -142,10 +142,10 @@ static unsigned afpacket_rx_blocks(const struct port *p)
 	if (p->settings.rx_ring_frames == 0)
 		return AFPACKET_RX_BLOCKS_DEF;
 	/* What an MTU-sized frame occupies in a V3 block, headers included. */
-	frame = TPACKET_ALIGN(TPACKET3_HDRLEN + AFPACKET_RX_RESERVE + 16 + ETH_HLEN + AFPACKET_VLAN_HLEN +
-			      p->mtu);
+	frame = TPACKET_ALIGN(TPACKET3_HDRLEN + AFPACKET_RX_RESERVE + 16 + ETH_HLEN +
+	                      AFPACKET_VLAN_HLEN + p->mtu);
 	blocks = ((uint64_t)p->settings.rx_ring_frames * frame + AFPACKET_RX_BLOCK_SIZE - 1) /
-		 AFPACKET_RX_BLOCK_SIZE;
+	         AFPACKET_RX_BLOCK_SIZE;
 	if (blocks < AFPACKET_RX_BLOCKS_MIN)
 		return AFPACKET_RX_BLOCKS_MIN;
 	if (blocks > AFPACKET_RX_BLOCKS_MAX)
@@ -157,9 +157,9 @@ static unsigned afpacket_rx_blocks(const struct port *p)
 static int afpacket_rx_ring(struct port_queue *q, const struct port *p)
 {
 	struct tpacket_req3 req = {
-		.tp_block_size = AFPACKET_RX_BLOCK_SIZE,
-		.tp_frame_size = AFPACKET_RX_FRAME_NOMINAL,
-		.tp_retire_blk_tov = AFPACKET_RX_BLOCK_TOV_MS,
+	    .tp_block_size = AFPACKET_RX_BLOCK_SIZE,
+	    .tp_frame_size = AFPACKET_RX_FRAME_NOMINAL,
+	    .tp_retire_blk_tov = AFPACKET_RX_BLOCK_TOV_MS,
 	};
 	void *map;
 	int err;
@@ -170,10 +170,11 @@ static int afpacket_rx_ring(struct port_queue *q, const struct port *p)
 
 	err = afpacket_setint(q, q->rx_fd, PACKET_VERSION, TPACKET_V3, "RX TPACKET_V3");
 	if (!err)
-		err = afpacket_setint(q, q->rx_fd, PACKET_RESERVE, AFPACKET_RX_RESERVE, "RX reserve");
+		err =
+		    afpacket_setint(q, q->rx_fd, PACKET_RESERVE, AFPACKET_RX_RESERVE, "RX reserve");
 	if (!err)
 		err = afpacket_setsockopt(q, q->rx_fd, PACKET_RX_RING, &req, sizeof(req),
-				     "TPACKET_V3 RX ring");
+		                          "TPACKET_V3 RX ring");
 	if (err)
 		return err;
 	q->rx_map_len = (size_t)req.tp_block_nr * req.tp_block_size;
@@ -203,13 +204,14 @@ static int afpacket_rx_open(struct port_queue *q, const struct port *p, unsigned
 	 */
 	if (!err && nqueues > 1)
 		err = afpacket_setint(q, q->rx_fd, PACKET_FANOUT,
-				 (p->ifindex & 0xffff) | (PACKET_FANOUT_HASH << 16), "RX fanout");
+		                      (p->ifindex & 0xffff) | (PACKET_FANOUT_HASH << 16),
+		                      "RX fanout");
 	if (!err && p->settings.promiscuous) {
 		/* Per socket, and the kernel drops it when the socket closes. */
 		struct packet_mreq mr = {.mr_ifindex = p->ifindex, .mr_type = PACKET_MR_PROMISC};
 
 		err = afpacket_setsockopt(q, q->rx_fd, PACKET_ADD_MEMBERSHIP, &mr, sizeof(mr),
-				     "promiscuous mode");
+		                          "promiscuous mode");
 	}
 	return err;
 }
@@ -227,14 +229,14 @@ static void afpacket_tx_sndbuf(struct port_queue *q)
 	if (setsockopt(q->tx_fd, SOL_SOCKET, SO_SNDBUFFORCE, &sz, sizeof(sz)) < 0 &&
 	    setsockopt(q->tx_fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz)) < 0)
 		log_debug("port %s: queue %u: TX send buffer: %s", q->name, q->qid,
-			  strerror(errno));
+		          strerror(errno));
 }
 
 static int afpacket_tx_ring(struct port_queue *q, const struct port *p)
 {
 	struct tpacket_req req;
-	unsigned frames = p->settings.tx_ring_frames ? p->settings.tx_ring_frames
-						     : AFPACKET_TX_FRAMES_DEF;
+	unsigned frames =
+	    p->settings.tx_ring_frames ? p->settings.tx_ring_frames : AFPACKET_TX_FRAMES_DEF;
 	unsigned need = ETH_HLEN + AFPACKET_VLAN_HLEN + p->mtu + AFPACKET_TX_DATA_OFF;
 	void *map;
 	int err;
@@ -246,12 +248,12 @@ static int afpacket_tx_ring(struct port_queue *q, const struct port *p)
 	if (frames > AFPACKET_TX_FRAMES_MAX)
 		frames = AFPACKET_TX_FRAMES_MAX;
 	frames = (frames + AFPACKET_TX_FRAMES_PER_BLOCK - 1) / AFPACKET_TX_FRAMES_PER_BLOCK *
-		 AFPACKET_TX_FRAMES_PER_BLOCK;
+	         AFPACKET_TX_FRAMES_PER_BLOCK;
 	req = (struct tpacket_req){
-		.tp_block_size = q->tx_frame_size * AFPACKET_TX_FRAMES_PER_BLOCK,
-		.tp_block_nr = frames / AFPACKET_TX_FRAMES_PER_BLOCK,
-		.tp_frame_size = q->tx_frame_size,
-		.tp_frame_nr = frames,
+	    .tp_block_size = q->tx_frame_size * AFPACKET_TX_FRAMES_PER_BLOCK,
+	    .tp_block_nr = frames / AFPACKET_TX_FRAMES_PER_BLOCK,
+	    .tp_frame_size = q->tx_frame_size,
+	    .tp_frame_nr = frames,
 	};
 	q->tx_nframes = frames;
 	q->tx_max_len = q->tx_frame_size - AFPACKET_TX_DATA_OFF;
@@ -259,7 +261,8 @@ static int afpacket_tx_ring(struct port_queue *q, const struct port *p)
 	if (q->tx_max_len > need - AFPACKET_TX_DATA_OFF)
 		q->tx_max_len = need - AFPACKET_TX_DATA_OFF;
 
-	err = afpacket_setsockopt(q, q->tx_fd, PACKET_TX_RING, &req, sizeof(req), "TPACKET_V2 TX ring");
+	err = afpacket_setsockopt(q, q->tx_fd, PACKET_TX_RING, &req, sizeof(req),
+	                          "TPACKET_V2 TX ring");
 	if (err)
 		return err;
 	q->tx_map_len = (size_t)req.tp_block_nr * req.tp_block_size;
@@ -309,14 +312,15 @@ static void afpacket_queue_close(struct port_queue *q)
 	free(q);
 }
 
-static int afpacket_queue_open(struct port *p, unsigned qid, unsigned nqueues, struct port_queue **out)
+static int afpacket_queue_open(struct port *p, unsigned qid, unsigned nqueues,
+                               struct port_queue **out)
 {
 	struct port_queue *q;
 	int err;
 
 	if (p->ifindex <= 0 || p->mtu == 0) {
 		log_warnx("port %s: queue %u: open: netdev %s not looked up (no ifindex/MTU)",
-			  p->name, qid, p->netdev);
+		          p->name, qid, p->netdev);
 		return -EINVAL;
 	}
 	/* Cache-line aligned: the RX fields are read by the worker every burst. */
@@ -338,9 +342,9 @@ static int afpacket_queue_open(struct port *p, unsigned qid, unsigned nqueues, s
 		afpacket_queue_close(q);
 		return err;
 	}
-	log_debug("port %s: queue %u/%u: RX %u x %u KiB blocks, TX %u x %u B slots", p->name,
-		  qid, nqueues, q->rx_nblocks, AFPACKET_RX_BLOCK_SIZE >> 10, q->tx_nframes,
-		  q->tx_frame_size);
+	log_debug("port %s: queue %u/%u: RX %u x %u KiB blocks, TX %u x %u B slots", p->name, qid,
+	          nqueues, q->rx_nblocks, AFPACKET_RX_BLOCK_SIZE >> 10, q->tx_nframes,
+	          q->tx_frame_size);
 	*out = q;
 	return 0;
 }
@@ -381,8 +385,8 @@ static bool afpacket_rx_open_block(struct port_queue *q)
  */
 static inline void afpacket_vlan_restore(struct pkt *pk, const struct tpacket3_hdr *h)
 {
-	uint16_t tpid = (h->tp_status & TP_STATUS_VLAN_TPID_VALID) ? h->hv1.tp_vlan_tpid
-								   : ETH_P_8021Q;
+	uint16_t tpid =
+	    (h->tp_status & TP_STATUS_VLAN_TPID_VALID) ? h->hv1.tp_vlan_tpid : ETH_P_8021Q;
 
 	pk->data -= AFPACKET_VLAN_HLEN;
 	memmove(pk->data, pk->data + AFPACKET_VLAN_HLEN, 2 * ETH_ALEN);
@@ -394,10 +398,10 @@ static inline void afpacket_vlan_restore(struct pkt *pk, const struct tpacket3_h
 }
 
 static const uint8_t afpacket_l2_class[] = {
-	[PACKET_HOST] = PKT_L2_HOST,
-	[PACKET_BROADCAST] = PKT_L2_BROADCAST,
-	[PACKET_MULTICAST] = PKT_L2_MULTICAST,
-	[PACKET_OTHERHOST] = PKT_L2_OTHERHOST,
+    [PACKET_HOST] = PKT_L2_HOST,
+    [PACKET_BROADCAST] = PKT_L2_BROADCAST,
+    [PACKET_MULTICAST] = PKT_L2_MULTICAST,
+    [PACKET_OTHERHOST] = PKT_L2_OTHERHOST,
 };
 
 /*
@@ -443,8 +447,8 @@ static void afpacket_rx_release(struct port_queue *q)
 {
 	for (; q->rx_done; q->rx_done--) {
 		/* Release: our reads and in-place rewrites complete before the kernel refills. */
-		__atomic_store_n(&afpacket_block(q, q->rx_rel)->hdr.bh1.block_status, TP_STATUS_KERNEL,
-				 __ATOMIC_RELEASE);
+		__atomic_store_n(&afpacket_block(q, q->rx_rel)->hdr.bh1.block_status,
+		                 TP_STATUS_KERNEL, __ATOMIC_RELEASE);
 		q->rx_rel = (q->rx_rel + 1) % q->rx_nblocks;
 	}
 }
@@ -461,7 +465,7 @@ static unsigned afpacket_tx_burst(struct port_queue *q, struct pkt *const *pkts,
 
 	for (i = 0; i < n; i++) {
 		struct tpacket2_hdr *h =
-			(struct tpacket2_hdr *)(q->tx_map + (size_t)q->tx_head * q->tx_frame_size);
+		    (struct tpacket2_hdr *)(q->tx_map + (size_t)q->tx_head * q->tx_frame_size);
 
 		if (pkts[i]->len > q->tx_max_len ||
 		    __atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE) != TP_STATUS_AVAILABLE)
@@ -495,8 +499,8 @@ static int afpacket_tx_flush(struct port_queue *q)
 	 * still waiting tells us so without another syscall.
 	 */
 	last = (const struct tpacket2_hdr *)(q->tx_map + (size_t)q->tx_last * q->tx_frame_size);
-	q->tx_pending = __atomic_load_n(&last->tp_status, __ATOMIC_ACQUIRE) ==
-			TP_STATUS_SEND_REQUEST;
+	q->tx_pending =
+	    __atomic_load_n(&last->tp_status, __ATOMIC_ACQUIRE) == TP_STATUS_SEND_REQUEST;
 	return 0;
 }
 
@@ -522,13 +526,13 @@ static int afpacket_queue_ring_drops(struct port_queue *q, uint64_t *drops)
 }
 
 const struct port_ops port_afpacket_ops = {
-	.driver = "afpacket",
-	.queue_open = afpacket_queue_open,
-	.queue_close = afpacket_queue_close,
-	.rx_burst = afpacket_rx_burst,
-	.rx_release = afpacket_rx_release,
-	.tx_burst = afpacket_tx_burst,
-	.tx_flush = afpacket_tx_flush,
-	.rx_fd = afpacket_rx_fd,
-	.queue_ring_drops = afpacket_queue_ring_drops,
+    .driver = "afpacket",
+    .queue_open = afpacket_queue_open,
+    .queue_close = afpacket_queue_close,
+    .rx_burst = afpacket_rx_burst,
+    .rx_release = afpacket_rx_release,
+    .tx_burst = afpacket_tx_burst,
+    .tx_flush = afpacket_tx_flush,
+    .rx_fd = afpacket_rx_fd,
+    .queue_ring_drops = afpacket_queue_ring_drops,
 };

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <urcu-qsbr.h>
 
@@ -128,8 +129,20 @@ static void worker_idle(struct worker *w)
 	}
 	/* Offline while asleep, so grace periods never wait on an idle worker. */
 	rcu_thread_offline();
-	poll(fds, dp->nports, w->nhold ? 1 : IDLE_SLEEP_MS);
+	int n = poll(fds, dp->nports, w->nhold ? 1 : IDLE_SLEEP_MS);
 	rcu_thread_online();
+	/*
+	 * A port that went down leaves an error on its socket (ENETDOWN), and
+	 * poll reports POLLERR until someone reads it; reading it here keeps an
+	 * idle worker from spinning, and RX resumes by itself once the link is up.
+	 */
+	for (unsigned i = 0; n > 0 && i < dp->nports; i++) {
+		if (fds[i].revents & POLLERR) {
+			int err;
+			socklen_t len = sizeof(err);
+			getsockopt(fds[i].fd, SOL_SOCKET, SO_ERROR, &err, &len);
+		}
+	}
 }
 
 /* One pass over every queue this worker owns, then the held packets. Returns frames received. */

@@ -10,6 +10,7 @@ runs never collide.  Everything here shells out to iproute2 with timeouts.
 import json
 import os
 import random
+import select
 import signal
 import subprocess
 import sys
@@ -72,8 +73,15 @@ def sweep_stale():
             run(["ip", "netns", "del", name], check=False)
 
 
-def default_config(workers=1, worker_cpu=None, extra_system=None):
-    """The lab's cellgated configuration (RFC 7951 JSON as a dict)."""
+def default_config(workers=1, worker_cpu=None, extra_system=None,
+                   extra_port=None, extra_routes=None):
+    """The lab's cellgated configuration (RFC 7951 JSON as a dict).
+
+    extra_system: leaves merged into "system" (e.g. {"arp-retries": 1});
+    extra_port: port name -> leaves merged into that port
+    (e.g. {"eth0": {"promiscuous": True}}); extra_routes: static routes
+    appended to the lab's own.
+    """
     system = {"workers": workers}
     if worker_cpu is not None:
         system["worker-cpu"] = worker_cpu
@@ -85,13 +93,14 @@ def default_config(workers=1, worker_cpu=None, extra_system=None):
         ports.append({"name": pname, "driver": "afpacket", "netdev": rdev,
                       "ipv4": {"address": [{"ip": raddr,
                                             "prefix-length": 24}]}})
+        ports[-1].update((extra_port or {}).get(pname, {}))
     routes = [
         {"prefix": "10.20.0.0/24", "nexthop": [{"address": "10.0.2.2"}]},
         {"prefix": "10.99.0.0/24", "nexthop": [{"address": "10.0.2.2"},
                                                {"address": "10.0.3.2"}]},
         {"prefix": "10.66.0.0/16", "action": "blackhole"},
         {"prefix": "10.77.0.0/24", "nexthop": [{"address": "10.0.2.99"}]},
-    ]
+    ] + list(extra_routes or [])
     return {"cellgate:cellgate": {"system": system, "port": ports,
                                   "routing": {"static-route": routes}}}
 
@@ -99,7 +108,7 @@ def default_config(workers=1, worker_cpu=None, extra_system=None):
 class Topology:
     """h1 - r - h2 (+ h3) in fresh namespaces.  Use create()/destroy()."""
 
-    def __init__(self, hosts=("h1", "h2", "h3"), owner_pid=None):
+    def __init__(self, hosts=("h1", "h2", "h3"), owner_pid=None, mtu=None):
         # The owner pid is part of the name so sweep_stale() can tell live
         # runs from leftovers of killed ones.
         tag = "%s%dx%04x" % (NS_PREFIX, owner_pid or os.getpid(),
@@ -108,6 +117,9 @@ class Topology:
         self.hosts = list(hosts)
         self.ns = {n: "%s-%s" % (tag, n) for n in ["r"] + self.hosts}
         self.created = []
+        # Router-side netdev -> MTU, set before cellgated starts (it reads
+        # the MTU once, at start), e.g. {"r-h2": 1280}.
+        self.mtu = dict(mtu or {})
 
     @property
     def r(self):
@@ -148,6 +160,9 @@ class Topology:
                  "off", "tx", "off"], ns=hns)
             run(["ip", "-n", hns, "link", "set", hdev, "up"])
             run(["ip", "-n", hns, "route", "add", "default", "via", raddr])
+            if rdev in self.mtu:
+                run(["ip", "-n", self.r, "link", "set", rdev, "mtu",
+                     str(self.mtu[rdev])])
             # The router side stays down and unaddressed: cellgated owns it.
             run(["ip", "-n", self.r, "link", "set", rdev, "up"])
 
@@ -297,6 +312,236 @@ def wait_for(pred, timeout, interval=0.1):
         if v or time.monotonic() >= deadline:
             return v
         time.sleep(interval)
+
+
+def accounting_errors(stats):
+    """Ports of a stats.json breaking rx == forwarded + to-kernel + drops."""
+    bad = []
+    for p in stats["ports"]:
+        drops_sum = sum(p["drops"].values())
+        total = p["forwarded"] + p["to-kernel"] + p["drops-total"]
+        if p["rx-packets"] != total or p["drops-total"] != drops_sum:
+            bad.append("%s: rx %d != fwd %d + kernel %d + drops %d "
+                       "(sum of reasons %d)" %
+                       (p["name"], p["rx-packets"], p["forwarded"],
+                        p["to-kernel"], p["drops-total"], drops_sum))
+    return bad
+
+
+# --- traffic tools run inside a namespace (python3 -c, stdlib only) -------
+
+PYTHON = "/usr/bin/python3"
+
+# Capture on one netdev with an AF_PACKET socket, optionally also receiving
+# on a UDP port (so the host sends no port unreachable).  Prints "ready" once
+# bound, then a JSON summary when stdin closes or the duration ends.
+_SNIFF = r"""
+import json, os, select, socket, struct, sys, time
+iface, duration, sink_port = sys.argv[1], float(sys.argv[2]), int(sys.argv[3])
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, 0)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
+s.bind((iface, 0x0003))
+sink = None
+if sink_port:
+    sink = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    sink.bind(("0.0.0.0", sink_port))
+def mac(b): return ":".join("%02x" % x for x in b)
+def ip(b): return socket.inet_ntoa(bytes(b))
+def csum(b):
+    if len(b) % 2: b += b"\0"
+    v = sum(struct.unpack("!%dH" % (len(b) // 2), b))
+    while v >> 16: v = (v & 0xffff) + (v >> 16)
+    return (~v) & 0xffff
+def ipv4(f, d):
+    ihl = (f[0] & 15) * 4
+    tot, frag, ttl, proto = struct.unpack("!2xH2xHBB", f[:10])
+    d.update(ihl=ihl, tot=tot, df=bool(frag & 0x4000), ttl=ttl, proto=proto,
+             src=ip(f[12:16]), dst=ip(f[16:20]), opts=bytes(f[20:ihl]).hex(),
+             csum_ok=csum(bytes(f[:ihl])) == 0)
+    l4 = f[ihl:]
+    if proto == 17 and len(l4) >= 8:
+        d.update(sport=struct.unpack("!H", l4[:2])[0],
+                 dport=struct.unpack("!H", l4[2:4])[0])
+    elif proto == 1 and len(l4) >= 8:
+        d.update(icmp_type=l4[0], icmp_code=l4[1],
+                 icmp_mtu=struct.unpack("!H", l4[6:8])[0])
+        if l4[0] in (3, 11) and len(l4) >= 28:
+            inner = {}
+            ipv4(l4[8:], inner)
+            d["inner"] = inner
+frames, got = [], 0
+deadline = time.monotonic() + duration
+print("ready", flush=True)
+while True:
+    left = deadline - time.monotonic()
+    if left <= 0:
+        break
+    rl = [s, sys.stdin] + ([sink] if sink else [])
+    r, _, _ = select.select(rl, [], [], left)
+    if sys.stdin in r and not os.read(sys.stdin.fileno(), 1):
+        break
+    if sink in r:
+        sink.recv(65536)
+        got += 1
+    if s in r:
+        f, addr = s.recvfrom(65536)
+        t = time.monotonic()
+        d = {"t": t, "out": addr[2] == 4, "dmac": mac(f[:6]),
+             "smac": mac(f[6:12]), "type": struct.unpack("!H", f[12:14])[0],
+             "len": len(f)}
+        if d["type"] == 0x0806 and len(f) >= 42:
+            op, spa, tpa = struct.unpack("!6xH6x4s6x4s", f[14:42])
+            d.update(op=op, spa=ip(spa), tpa=ip(tpa))
+        elif d["type"] == 0x0800 and len(f) >= 34:
+            try:
+                ipv4(f[14:], d)
+            except (struct.error, IndexError, OSError):
+                d["bad"] = True
+        frames.append(d)
+print(json.dumps({"frames": frames, "sink": got}), flush=True)
+"""
+
+
+class Sniffer:
+    """Capture frames on a host's netdev while a test runs.
+
+        with lab.Sniffer(topo, "h2", "h2-r", sink_port=9999) as sn:
+            ...traffic...
+        sn.frames   # dicts: t (monotonic), out, dmac, smac, type, ARP op/
+                    # spa/tpa, IPv4 src/dst/ttl/ihl/opts/df/proto/..., ICMP
+                    # icmp_type/icmp_code/icmp_mtu/inner (quoted header)
+        sn.sink     # datagrams received on sink_port
+
+    Stops at the end of the with block or after `duration` seconds.
+    """
+
+    def __init__(self, topo, host, iface, duration=30.0, sink_port=0):
+        self.topo, self.host, self.iface = topo, host, iface
+        self.duration, self.sink_port = duration, sink_port
+        self.proc = None
+        self.frames, self.sink = [], 0
+
+    def start(self):
+        self.proc = self.topo.popen(
+            self.host, [PYTHON, "-c", _SNIFF, self.iface, str(self.duration),
+                        str(self.sink_port)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, text=True)
+        line = ""
+        if select.select([self.proc.stdout], [], [], 10)[0]:
+            line = self.proc.stdout.readline()
+        if line.strip() != "ready":
+            self.kill()
+            raise RuntimeError("sniffer on %s/%s did not start: %r %s" %
+                               (self.host, self.iface, line,
+                                self.proc.stderr.read()))
+        return self
+
+    def stop(self):
+        try:
+            out, err = self.proc.communicate(input="", timeout=15)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            raise
+        if self.proc.returncode != 0:
+            raise RuntimeError("sniffer failed (%d): %s" %
+                               (self.proc.returncode, err))
+        res = json.loads(out)
+        self.frames, self.sink = res["frames"], res["sink"]
+        return self
+
+    def kill(self):
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(timeout=5)
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, exc_type, exc, tb):
+        if exc_type is None:
+            self.stop()
+        else:
+            self.kill()
+        return False
+
+    def incoming(self, **match):
+        """Received frames whose fields equal all of match."""
+        return [f for f in self.frames if not f["out"] and
+                all(f.get(k) == v for k, v in match.items())]
+
+    def outgoing(self, **match):
+        return [f for f in self.frames if f["out"] and
+                all(f.get(k) == v for k, v in match.items())]
+
+
+_SEND_UDP = r"""
+import json, socket, sys, time
+a = json.loads(sys.argv[1])
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+if a.get("sport"):
+    s.bind(("0.0.0.0", a["sport"]))
+if a.get("ttl"):
+    s.setsockopt(socket.IPPROTO_IP, socket.IP_TTL, a["ttl"])
+if a.get("df") is not None:
+    # IP_PMTUDISC_PROBE: DF set, any cached path MTU ignored; DONT: no DF.
+    s.setsockopt(socket.IPPROTO_IP, socket.IP_MTU_DISCOVER,
+                 3 if a["df"] else 0)
+if a.get("broadcast"):
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_BROADCAST, 1)
+payload = b"c" * max(0, a["size"] - 28)
+sent, errors, t0 = 0, [], time.monotonic()
+for i in range(a["count"]):
+    delay = t0 + i * a["interval"] - time.monotonic()
+    if delay > 0:
+        time.sleep(delay)
+    try:
+        s.sendto(payload, (a["dst"], a["dport"]))
+        sent += 1
+    except OSError as e:
+        errors.append(str(e))
+print(json.dumps({"sent": sent, "errors": errors[:5],
+                  "elapsed": time.monotonic() - t0}))
+"""
+
+
+def send_udp(topo, host, dst, count=1, interval=0.0, size=100, dport=9999,
+             sport=0, ttl=None, df=None, broadcast=False):
+    """Send count UDP datagrams of IP total length size from host; paced
+    every interval seconds.  Returns {"sent", "errors", "elapsed"}."""
+    args = {"dst": dst, "count": count, "interval": interval, "size": size,
+            "dport": dport, "sport": sport, "ttl": ttl, "df": df,
+            "broadcast": broadcast}
+    p = topo.exec(host, [PYTHON, "-c", _SEND_UDP, json.dumps(args)],
+                  timeout=count * interval + 20, check=True)
+    return json.loads(p.stdout)
+
+
+_SEND_FRAMES = r"""
+import json, socket, sys, time
+a = json.loads(sys.argv[1])
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, 0)
+s.bind((a["iface"], 0))
+frames = [bytes.fromhex(h) for h in a["frames"]]
+n = 0
+for i in range(a["count"]):
+    for f in frames:
+        s.send(f)
+        n += 1
+    if a["interval"]:
+        time.sleep(a["interval"])
+print(n)
+"""
+
+
+def send_frames(topo, host, iface, frames, count=1, interval=0.0):
+    """Send raw Ethernet frames (bytes) count times each out of host's iface,
+    exactly as given (no checksum fixing).  Returns the number sent."""
+    args = {"iface": iface, "frames": [bytes(f).hex() for f in frames],
+            "count": count, "interval": interval}
+    p = topo.exec(host, [PYTHON, "-c", _SEND_FRAMES, json.dumps(args)],
+                  timeout=count * interval + 20, check=True)
+    return int(p.stdout)
 
 
 def _main(argv):

@@ -34,24 +34,25 @@
 #include "datapath/log.h"
 #include "datapath/port.h"
 
-#define DEV0 "cgt0"
-#define DEV1 "cgt1"
+#define DEV0           "cgt0"
+#define DEV1           "cgt1"
 #define ETHERTYPE_TEST 0x88b5 /* IEEE 802 local experimental */
-#define MAGIC "CGT1"
+#define MAGIC          "CGT1"
 
 static int failures;
 
-#define CHECK(cond, ...)                                                                   \
-	do {                                                                               \
-		if (!(cond)) {                                                             \
-			failures++;                                                        \
-			fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);    \
-			fprintf(stderr, __VA_ARGS__);                                      \
-			fputc('\n', stderr);                                               \
-		}                                                                          \
+#define CHECK(cond, ...)                                                                           \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			failures++;                                                                \
+			fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);            \
+			fprintf(stderr, __VA_ARGS__);                                              \
+			fputc('\n', stderr);                                                       \
+		}                                                                                  \
 	} while (0)
 
 static struct port tport;
+static bool qdisc_bypass = true;
 static uint8_t mac1[6];
 static int peer_fd = -1;
 static const uint8_t mac_bcast[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
@@ -92,19 +93,24 @@ static bool cmd_has(const char *cmd, const char *needle)
 	return strstr(out, needle) != NULL;
 }
 
+static void put32(uint8_t *p, uint32_t v)
+{
+	p[0] = v >> 24;
+	p[1] = v >> 16;
+	p[2] = v >> 8;
+	p[3] = v;
+}
+
 /* A test frame: Ethernet, ETHERTYPE_TEST, MAGIC, sequence number, pattern. */
 static size_t frame_make(uint8_t *f, const uint8_t *dst, const uint8_t *src, uint32_t seq,
-			 size_t len)
+                         size_t len)
 {
 	memcpy(f, dst, 6);
 	memcpy(f + 6, src, 6);
 	f[12] = ETHERTYPE_TEST >> 8;
 	f[13] = ETHERTYPE_TEST & 0xff;
 	memcpy(f + 14, MAGIC, 4);
-	f[18] = seq >> 24;
-	f[19] = seq >> 16;
-	f[20] = seq >> 8;
-	f[21] = seq;
+	put32(f + 18, seq);
 	for (size_t i = 22; i < len; i++)
 		f[i] = (uint8_t)(seq * 7 + i);
 	return len;
@@ -156,7 +162,7 @@ typedef void rx_fn(const struct pkt *pk, void *arg);
  * releasing after every burst as a worker does. Returns how many arrived.
  */
 static unsigned rx_drain(struct port_queue *q, unsigned burst, unsigned want, int idle_ms,
-			 rx_fn *fn, void *arg)
+                         rx_fn *fn, void *arg)
 {
 	struct pkt pkts[BURST_MAX];
 	struct pollfd pfd = {.fd = tport.ops->rx_fd(q), .events = POLLIN};
@@ -196,15 +202,15 @@ static void rx_copy(const struct pkt *pk, void *arg)
 }
 
 static struct port_queue *queue_open(unsigned rx_frames, unsigned tx_frames, bool promisc,
-				     unsigned qid, unsigned nq)
+                                     unsigned qid, unsigned nq)
 {
 	struct port_queue *q = NULL;
 	int err;
 
 	tport.settings = (struct port_settings){.rx_ring_frames = rx_frames,
-						.tx_ring_frames = tx_frames,
-						.promiscuous = promisc,
-						.qdisc_bypass = true};
+	                                        .tx_ring_frames = tx_frames,
+	                                        .promiscuous = promisc,
+	                                        .qdisc_bypass = qdisc_bypass};
 	err = tport.ops->queue_open(&tport, qid, nq, &q);
 	CHECK(err == 0 && q, "queue_open: %s", strerror(-err));
 	return err ? NULL : q;
@@ -320,11 +326,10 @@ static void test_rx_frames(void)
 {
 	static uint8_t sent[7][1600];
 	static struct rx_log log;
-	const uint8_t *dst[7] = {tport.mac, mac_bcast, mac_mcast, mac_other, tport.mac,
-				 tport.mac, tport.mac};
-	const uint8_t cls[7] = {PKT_L2_HOST,	  PKT_L2_BROADCAST, PKT_L2_MULTICAST,
-				PKT_L2_OTHERHOST, PKT_L2_HOST,	    PKT_L2_HOST,
-				PKT_L2_HOST};
+	const uint8_t *dst[7] = {tport.mac, mac_bcast, mac_mcast, mac_other,
+	                         tport.mac, tport.mac, tport.mac};
+	const uint8_t cls[7] = {PKT_L2_HOST, PKT_L2_BROADCAST, PKT_L2_MULTICAST, PKT_L2_OTHERHOST,
+	                        PKT_L2_HOST, PKT_L2_HOST,      PKT_L2_HOST};
 	const size_t lens[7] = {60, 342, 128, 1000, 1514, 61, 200};
 	struct port_queue *q = queue_open(0, 0, false, 0, 1);
 
@@ -413,8 +418,7 @@ static void test_ring_drops(void)
 	send_seq(0, 4000, tport.mac, true);
 	CHECK(tport.ops->queue_ring_drops(q, &drops) == 0 && drops > 0, "no drops");
 	got = rx_drain(q, 64, 4000, 200, NULL, NULL);
-	CHECK(got + drops == 4000, "received %u + dropped %lu != 4000", got,
-	      (unsigned long)drops);
+	CHECK(got + drops == 4000, "received %u + dropped %lu != 4000", got, (unsigned long)drops);
 	CHECK(tport.ops->queue_ring_drops(q, &again) == 0 && again == 0, "counter resets");
 	send_seq(0, 10, tport.mac, false);
 	CHECK(rx_drain(q, 64, 10, 500, NULL, NULL) == 10, "ring recovers after overrun");
@@ -448,16 +452,23 @@ static unsigned peer_count(unsigned from, unsigned n, size_t len)
 	return got;
 }
 
-static void test_tx(void)
+/*
+ * Through the qdisc, taps (our RX socket too, but for PACKET_IGNORE_OUTGOING)
+ * see what we send; with PACKET_QDISC_BYPASS they do not.
+ */
+static void test_tx(bool bypass)
 {
-	struct port_queue *q = queue_open(0, 64, false, 0, 1);
+	struct port_queue *q;
 	uint8_t big[1600], buf[2048];
-	struct pkt pk[3] = {{.data = big, .len = 60}, {.data = big, .len = 1519},
-			    {.data = big, .len = 60}};
+	struct pkt pk[3] = {
+	    {.data = big, .len = 60}, {.data = big, .len = 1519}, {.data = big, .len = 60}};
 	struct pkt *pp[3] = {&pk[0], &pk[1], &pk[2]};
 	unsigned n;
 	long end;
 
+	qdisc_bypass = bypass;
+	q = queue_open(0, 64, false, 0, 1);
+	qdisc_bypass = true;
 	if (!q)
 		return;
 	CHECK(tx_seq_burst(q, 0, 20, 1514) == 20, "20 frames queued");
@@ -487,26 +498,20 @@ static void test_tx(void)
 	tport.ops->queue_close(q);
 }
 
+/* IPv4/UDP 10.1.0.1:(4096 + seq) -> 10.2.0.1:9 to another host's MAC, MAGIC + seq. */
 static size_t udp_frame(uint8_t *f, uint32_t seq)
 {
-	static const uint8_t ip[] = {0x45, 0, 0, 36, 0, 1, 0, 0, 64, IPPROTO_UDP, 0, 0,
-				     10,   1, 0, 1,  10, 2, 0, 1};
+	static const uint8_t hdr[] = {0x08, 0x00,        0x45, 0, 0,  36, 0, 1,  0,  0,
+	                              64,   IPPROTO_UDP, 0,    0, 10, 1,  0, 1,  10, 2,
+	                              0,    1,           0x10, 0, 0,  9,  0, 16, 0,  0};
 
 	memcpy(f, mac_other, 6);
 	memcpy(f + 6, mac1, 6);
-	f[12] = 0x08;
-	f[13] = 0x00;
-	memcpy(f + 14, ip, sizeof(ip));
-	f[34] = 0x10;
-	f[35] = seq; /* source port varies the flow */
-	f[36] = 0;
-	f[37] = 9;
-	f[38] = 0;
-	f[39] = 16;
-	f[40] = f[41] = 0;
+	memcpy(f + 12, hdr, sizeof(hdr));
+	f[35] = seq; /* the source port varies the flow hash */
 	memcpy(f + 42, MAGIC, 4);
-	f[46] = f[47] = f[48] = 0;
-	f[49] = seq;
+	put32(f + 46, seq);
+	memset(f + 50, 0, 10);
 	return 60;
 }
 
@@ -572,10 +577,10 @@ static void test_csum_partial(void)
 		return;
 	CHECK(netdev_addr4_add(if_nametoindex(DEV1), 0x0a090002, 24) == 0, "address on peer");
 	snprintf(cmd, sizeof(cmd),
-		 "ip neigh replace 10.9.0.1 lladdr %02x:%02x:%02x:%02x:%02x:%02x dev " DEV1
-		 " nud permanent",
-		 tport.mac[0], tport.mac[1], tport.mac[2], tport.mac[3], tport.mac[4],
-		 tport.mac[5]);
+	         "ip neigh replace 10.9.0.1 lladdr %02x:%02x:%02x:%02x:%02x:%02x dev " DEV1
+	         " nud permanent",
+	         tport.mac[0], tport.mac[1], tport.mac[2], tport.mac[3], tport.mac[4],
+	         tport.mac[5]);
 	CHECK(system(cmd) == 0, "%s", cmd);
 	to.sin_addr.s_addr = htonl(0x0a090001);
 	CHECK(sendto(fd, "hello", 5, 0, (struct sockaddr *)&to, sizeof(to)) == 5, "udp send");
@@ -682,7 +687,8 @@ int main(void)
 	test_rx_frames();
 	test_rx_release();
 	test_ring_drops();
-	test_tx();
+	test_tx(true);
+	test_tx(false);
 	test_fanout();
 	test_promisc();
 	test_csum_partial();
