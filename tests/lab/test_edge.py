@@ -188,7 +188,9 @@ def test_icmp_rate_limit(topo, start_daemon):
     limited = delta(before, after, "icmp-ratelimited")
     assert delta(before, after, "ttl-expired") == 100
     assert sent_icmp + limited == 100, (sent_icmp, limited)
-    assert 5 <= sent_icmp <= 5 + 10 * r["elapsed"] + 2, (sent_icmp, r)
+    # Burst, then one token per 100 ms of the sending window.
+    expect = 5 + 10 * r["elapsed"]
+    assert expect - 4 <= sent_icmp <= expect + 2, (sent_icmp, r)
     seen = icmp_errors(s1, icmp_type=11)
     assert len(seen) == sent_icmp, (len(seen), sent_icmp)
     print("icmp rate limit: %d sent, %d suppressed in %.2f s" %
@@ -276,9 +278,12 @@ def test_promiscuous_port_counts_other_host(topo, start_daemon):
     assert s2.incoming(dport=SINK) == [] and s2.sink == 0
 
 
-def test_non_promiscuous_port_ignores_other_host(topo, start_daemon):
-    """promiscuous false (default): frames for a foreign MAC are not seen
-    at all: rx-packets does not move."""
+def test_non_promiscuous_port_counts_other_host(topo, start_daemon):
+    """promiscuous false (default): the port is not put in promiscuous mode.
+    A real NIC's MAC filter then hides frames for other hosts, but a veth has
+    no filter and hands them to every ETH_P_ALL socket (sll_pkttype
+    PACKET_OTHERHOST), so they reach the worker anyway: each one is counted
+    as l2-other-host and none is forwarded."""
     d = start_daemon()
     info = json.loads(topo.exec("r", ["ip", "-d", "-j", "link", "show",
                                       "r-h1"], check=True).stdout)[0]
@@ -296,8 +301,8 @@ def test_non_promiscuous_port_ignores_other_host(topo, start_daemon):
     settle()
     after = port(d, "eth0")
     assert delta(before, after, "forwarded") == 1
-    assert delta(before, after, "l2-other-host") == 0, after["drops"]
-    assert delta(before, after, "rx-packets") == 1
+    assert delta(before, after, "l2-other-host") == 20, after["drops"]
+    assert delta(before, after, "rx-packets") == 21
 
 
 def test_unreachable_and_blackhole_routes(topo, start_daemon):
