@@ -31,7 +31,7 @@
 	X(UNREACHABLE, "unreachable", "route says unreachable (ICMP sent)")          \
 	X(ARP_FAILED, "arp-failed", "next hop did not answer ARP (ICMP host unreachable sent)") \
 	X(ARP_HOLD_FULL, "arp-hold-full", "waiting for ARP and the hold queue was full") \
-	X(MTU_EXCEEDED, "mtu-exceeded", "larger than the egress MTU")                \
+	X(MTU_EXCEEDED, "mtu-exceeded", "larger than the egress MTU with DF set (ICMP frag needed sent)")                \
 	X(TX_FULL, "tx-full", "egress TX ring full")
 
 enum drop_reason {
@@ -53,6 +53,8 @@ struct port_counters {
 	uint64_t to_kernel;      /* received here and left to the kernel stack */
 	uint64_t icmp_out;       /* ICMP errors generated for packets received here */
 	uint64_t icmp_ratelimited; /* ICMP errors suppressed by the rate limit */
+	uint64_t fragmented;     /* forwarded packets that had to be fragmented */
+	uint64_t fragments_out;  /* fragments created from them */
 	uint64_t drops[DROP__MAX];
 } __attribute__((aligned(64)));
 

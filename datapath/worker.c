@@ -201,10 +201,12 @@ static struct worker *worker_new(struct dataplane *dp, unsigned id, int cpu)
 	w->ctr = aligned_alloc(64, sizeof(*w->ctr));
 	w->icmp_buf = malloc((size_t)BURST_MAX * ICMP_ERR_FRAME_MAX);
 	w->hold_mem = malloc((size_t)HOLD_MAX * HOLD_BUF);
-	if (!w->ctr || !w->icmp_buf || !w->hold_mem) {
+	w->frag_buf = malloc((size_t)FRAG_BUFS * FRAG_BUF_SZ);
+	if (!w->ctr || !w->icmp_buf || !w->hold_mem || !w->frag_buf) {
 		free(w->ctr);
 		free(w->icmp_buf);
 		free(w->hold_mem);
+		free(w->frag_buf);
 		free(w);
 		return NULL;
 	}
@@ -218,6 +220,7 @@ static struct worker *worker_new(struct dataplane *dp, unsigned id, int cpu)
 
 static void worker_free(struct worker *w)
 {
+	free(w->frag_buf);
 	free(w->ctr);
 	free(w->icmp_buf);
 	free(w->hold_mem);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ip4.h"
+#include "ip4_frag.h"
 #include "worker_priv.h"
 
 void worker_drop(struct worker *w, const struct pkt *p, enum drop_reason r)
@@ -38,7 +39,7 @@ static void tx_account(struct worker *w, uint16_t port, struct tx_batch *b, unsi
 			octets += p->len;
 			if (b->kind[i] == TX_FORWARDED)
 				CTR_ADD(in->forwarded, 1);
-			else
+			else if (b->kind[i] == TX_GENERATED)
 				CTR_ADD(in->icmp_out, 1);
 		} else if (b->kind[i] == TX_FORWARDED) {
 			CTR_ADD(in->drops[DROP_TX_FULL], 1);
@@ -68,6 +69,7 @@ void worker_tx_flush(struct worker *w)
 	}
 	w->tx_used = 0;
 	w->icmp_used = 0;
+	w->frag_used = 0;
 }
 
 static bool icmp_token_take(struct worker *w)
@@ -125,6 +127,43 @@ static const struct nexthop *nh_select(const struct worker *w, const uint8_t *ip
 	return &w->dp->nht->nh[g->slot[slot]];
 }
 
+/*
+ * Too big for the egress link and DF clear: send it as fragments (RFC 1812
+ * 4.2.2.7), each a fresh frame from the worker's fragment scratch. The last
+ * fragment stands for the packet in the forwarded/tx-full accounting.
+ */
+static void send_fragments(struct worker *w, struct pkt *p, const struct port *out)
+{
+	struct ip4_frag_iter it;
+	uint32_t mtu = out->mtu < FRAG_MTU_MAX ? out->mtu : FRAG_MTU_MAX;
+	unsigned n = 0;
+
+	if (ip4_frag_init(&it, p->data + 14, mtu) != 0) {
+		worker_drop(w, p, DROP_MTU_EXCEEDED);
+		return;
+	}
+	for (;;) {
+		if (w->frag_used == FRAG_BUFS)
+			worker_tx_flush(w);
+		struct pkt *f = &w->frag_pkt[w->frag_used];
+		f->data = w->frag_buf + (size_t)w->frag_used * FRAG_BUF_SZ;
+		uint32_t len = ip4_frag_next(&it, f->data + 14);
+		if (len == 0)
+			break;
+		memcpy(f->data, p->data, 14);
+		f->len = 14 + len;
+		f->in_port = p->in_port;
+		f->l2_class = PKT_L2_HOST;
+		f->csum_partial = 0;
+		w->frag_used++;
+		n++;
+		bool last = it.done == it.tot - it.hlen;
+		tx_enqueue(w, out->id, f, last ? TX_FORWARDED : TX_FRAGMENT);
+	}
+	CTR_ADD(w->ctr->port[p->in_port].fragmented, 1);
+	CTR_ADD(w->ctr->port[p->in_port].fragments_out, n);
+}
+
 static void send_to(struct worker *w, struct pkt *p, const struct port *out, uint64_t l2)
 {
 	uint8_t *eth = p->data;
@@ -134,10 +173,13 @@ static void send_to(struct worker *w, struct pkt *p, const struct port *out, uin
 	if (p->csum_partial)
 		ip4_l4_csum_complete(eth + 14);
 	ip4_ttl_decrement(eth + 14);
-	tx_enqueue(w, out->id, p, TX_FORWARDED);
+	if (rd16(eth + 14 + 2) > out->mtu)
+		send_fragments(w, p, out);
+	else
+		tx_enqueue(w, out->id, p, TX_FORWARDED);
 }
 
-/* The checks that apply once we know the packet leaves by `out` (RFC 1812 5.3.1, 5.3.6?). */
+/* The checks that apply once we know the packet leaves by `out` (RFC 1812 5.3.1, 4.2.2.7). */
 static bool egress_checks(struct worker *w, struct pkt *p, const struct port *out)
 {
 	const uint8_t *ip = p->data + 14;
@@ -147,12 +189,10 @@ static bool egress_checks(struct worker *w, struct pkt *p, const struct port *ou
 		icmp_reply(w, p, ICMP_TIME_EXCEEDED, ICMP_CODE_TTL_EXCEEDED, 0);
 		return false;
 	}
-	if (rd16(ip + 2) > out->mtu) {
-		/* No software fragmentation yet: DF or not, never send a frame the link cannot carry. */
+	/* Too big with DF: RFC 1191 path MTU discovery needs the link's MTU back. */
+	if (rd16(ip + 2) > out->mtu && (rd16(ip + 6) & 0x4000)) {
 		worker_drop(w, p, DROP_MTU_EXCEEDED);
-		if (rd16(ip + 6) & 0x4000)
-			icmp_reply(w, p, ICMP_DEST_UNREACH, ICMP_CODE_FRAG_NEEDED,
-				   (uint16_t)out->mtu);
+		icmp_reply(w, p, ICMP_DEST_UNREACH, ICMP_CODE_FRAG_NEEDED, (uint16_t)out->mtu);
 		return false;
 	}
 	return true;

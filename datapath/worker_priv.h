@@ -11,8 +11,11 @@
 #define HOLD_PER_DEST 4   /* and per destination, so one dead host cannot fill it */
 #define HOLD_BUF 2048
 #define TX_BATCH (2 * BURST_MAX)
+#define FRAG_BUFS 64
+#define FRAG_MTU_MAX 9216 /* larger MTUs fragment to 9216-byte pieces */
+#define FRAG_BUF_SZ (14 + FRAG_MTU_MAX)
 
-enum tx_kind { TX_FORWARDED, TX_GENERATED };
+enum tx_kind { TX_FORWARDED, TX_GENERATED, TX_FRAGMENT };
 
 struct tx_batch {
 	unsigned n;
@@ -46,6 +49,10 @@ struct worker {
 	unsigned icmp_used;
 	uint8_t *icmp_buf;   /* BURST_MAX * ICMP_ERR_FRAME_MAX scratch */
 	struct pkt icmp_pkt[TX_BATCH];
+
+	unsigned frag_used;
+	uint8_t *frag_buf;   /* FRAG_BUFS * FRAG_BUF_SZ scratch for fragments */
+	struct pkt frag_pkt[FRAG_BUFS];
 
 	unsigned nhold;
 	struct hold_entry hold[HOLD_MAX];

@@ -118,8 +118,9 @@ def test_mtu_exceeded_with_df_frag_needed(topo, start_daemon):
             e["inner"]["tot"] == MTU + 1 and e["inner"]["dport"] == SINK, e
 
 
-def test_mtu_exceeded_without_df_silent(topo, start_daemon):
-    """No DF: still dropped (no fragmentation yet), and no ICMP."""
+def test_fragmented_without_df(topo, start_daemon):
+    """No DF: the router fragments (RFC 1812 4.2.2.7) into pieces that fit
+    the 1280-byte link; h2's stack reassembles every datagram, no ICMP."""
     d = start_daemon()
     warm(topo)
     big = h1_frame(topo, udp_packet("10.0.2.2", 1400, df=False))
@@ -128,14 +129,19 @@ def test_mtu_exceeded_without_df_silent(topo, start_daemon):
             lab.Sniffer(topo, "h2", "h2-r", sink_port=SINK) as s2:
         lab.send_frames(topo, "h1", "h1-r", [big], count=5, interval=0.02)
         lab.wait_for(lambda: delta(before, port(d, "eth0"),
-                                   "mtu-exceeded") >= 5, timeout=3)
+                                   "forwarded") >= 5, timeout=3)
         settle()
     after = port(d, "eth0")
-    assert delta(before, after, "mtu-exceeded") == 5
-    assert delta(before, after, "forwarded") == 0
+    assert delta(before, after, "mtu-exceeded") == 0
+    assert delta(before, after, "forwarded") == 5
+    assert delta(before, after, "fragmented") == 5
+    assert delta(before, after, "fragments-out") == 10
     assert delta(before, after, "icmp-out") == 0
     assert icmp_errors(s1) == [], s1.frames
-    assert s2.incoming(dport=SINK) == [] and s2.sink == 0
+    pieces = s2.incoming(dst="10.0.2.2")
+    assert len(pieces) == 10, pieces
+    assert all(f["tot"] <= MTU for f in pieces), pieces
+    assert s2.sink == 5  # reassembled by h2's kernel, UDP checksum intact
 
 
 def test_pmtud_tcp_iperf3(topo, start_daemon):

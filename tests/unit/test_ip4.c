@@ -10,6 +10,7 @@
 #include "datapath/event_ring.h"
 #include "datapath/icmp.h"
 #include "datapath/ip4.h"
+#include "datapath/ip4_frag.h"
 
 /* A valid 20-byte header + 8 bytes of UDP, checksum filled in. */
 static void make_ip(uint8_t *ip, uint8_t ttl, uint32_t src, uint32_t dst, uint8_t proto)
@@ -237,6 +238,71 @@ static void test_l4_csum(void)
 	CHECK_EQ(rd16(ip + 20 + 6), 0x4242);
 }
 
+/*
+ * Fragment a datagram with options, then reassemble the pieces the way a host
+ * would (RFC 791 3.2) and compare with the original.
+ */
+static void test_fragment(void)
+{
+	static uint8_t ip[3000], frag[1500], joined[3000];
+	struct ip4_frag_iter it;
+	uint32_t hlen = 28, tot = 2801, covered = 0;
+	unsigned n = 0;
+
+	memset(ip, 0, sizeof(ip));
+	ip[0] = 0x40 | (uint8_t)(hlen / 4);
+	wr16(ip + 2, (uint16_t)tot);
+	ip[8] = 30;
+	ip[9] = 17;
+	wr32(ip + 12, 0x0a000102);
+	wr32(ip + 16, 0x0a000202);
+	/* Options: Router Alert (0x94, copied) + Record Route-ish (0x07, not copied) */
+	const uint8_t opts[8] = {0x94, 4, 0, 0, 0x07, 3, 4, 0};
+	memcpy(ip + 20, opts, 8);
+	for (uint32_t i = hlen; i < tot; i++)
+		ip[i] = (uint8_t)(i * 13);
+	wr16(ip + 10, csum_compute(ip, hlen));
+
+	CHECK_EQ(ip4_frag_init(&it, ip, 1500), 0);
+	memcpy(joined, ip, hlen);
+	uint32_t len;
+	while ((len = ip4_frag_next(&it, frag)) != 0) {
+		uint32_t fh = (uint32_t)(frag[0] & 0x0f) * 4;
+		uint16_t fo = rd16(frag + 6);
+		CHECK(len <= 1500);
+		CHECK_EQ(rd16(frag + 2), len);
+		CHECK_EQ(csum_compute(frag, fh), 0);
+		CHECK_EQ((fo & 0x1fff) * 8u, covered);
+		if (n == 0) {
+			CHECK_EQ(fh, hlen);
+		} else {
+			CHECK_EQ(fh, 24); /* only the copied option, padded */
+			CHECK(frag[20] == 0x94 && frag[21] == 4);
+		}
+		bool more = fo & 0x2000;
+		CHECK(more == (covered + (len - fh) < tot - hlen));
+		if (more)
+			CHECK_EQ((len - fh) % 8, 0);
+		memcpy(joined + hlen + covered, frag + fh, len - fh);
+		covered += len - fh;
+		n++;
+	}
+	CHECK_EQ(n, 2);
+	CHECK_EQ(covered, tot - hlen);
+	CHECK(!memcmp(joined + hlen, ip + hlen, tot - hlen));
+
+	/* A fragment of a fragment keeps its offset base and the original MF. */
+	wr16(ip + 6, 0x2000 | 100);
+	CHECK_EQ(ip4_frag_init(&it, ip, 600), 0);
+	len = ip4_frag_next(&it, frag);
+	CHECK_EQ(rd16(frag + 6), 0x2000 | 100);
+	uint16_t last = 0;
+	while ((len = ip4_frag_next(&it, frag)) != 0)
+		last = rd16(frag + 6);
+	CHECK_EQ(last & 0x2000, 0x2000);
+	CHECK(ip4_frag_init(&it, ip, 30) != 0); /* no room for 8 data bytes after a 28-byte header */
+}
+
 static void test_event_ring(void)
 {
 	static struct event_ring r;
@@ -266,6 +332,7 @@ int main(void)
 	test_icmp();
 	test_arp();
 	test_l4_csum();
+	test_fragment();
 	test_event_ring();
 	return check_report("test_ip4");
 }

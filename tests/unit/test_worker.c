@@ -185,8 +185,24 @@ static void test_errors(void)
 	expect_verdict(&(struct frame_opts){.dst = IP(10, 20, 0, 5), .total = 1200, .df = true},
 		       DROP_MTU_EXCEEDED, ICMP_DEST_UNREACH, ICMP_CODE_FRAG_NEEDED);
 	CHECK_EQ(rd16(last_tx(0) + 14 + 20 + 6), 1000);
-	expect_verdict(&(struct frame_opts){.dst = IP(10, 20, 0, 5), .total = 1200},
-		       DROP_MTU_EXCEEDED, -1, 0);
+
+	/* Without DF it leaves as fragments: 20 + 976 and 20 + 204 bytes, offsets 0 and 122. */
+	uint64_t tx1 = txq(1)->tx_n, fwd = counters(0).forwarded;
+	send_one(&(struct frame_opts){.dst = IP(10, 20, 0, 5), .total = 1200, .ttl = 9});
+	dp_worker_poll(&dp, 0);
+	CHECK_EQ(txq(1)->tx_n, tx1 + 2);
+	const uint8_t *f1 = txq(1)->tx_frame[tx1 % FAKE_FRAMES];
+	const uint8_t *f2 = txq(1)->tx_frame[(tx1 + 1) % FAKE_FRAMES];
+	CHECK_EQ(rd16(f1 + 14 + 2), 996);
+	CHECK_EQ(rd16(f1 + 14 + 6), 0x2000);
+	CHECK_EQ(rd16(f2 + 14 + 2), 224);
+	CHECK_EQ(rd16(f2 + 14 + 6), 122);
+	CHECK(f1[14 + 8] == 8 && f2[14 + 8] == 8);
+	CHECK(csum_compute(f1 + 14, 20) == 0 && csum_compute(f2 + 14, 20) == 0);
+	CHECK(!memcmp(f1, gw_mac, 6) && !memcmp(f2, gw_mac, 6));
+	CHECK_EQ(counters(0).forwarded, fwd + 1);
+	CHECK_EQ(counters(0).fragmented, 1);
+	CHECK_EQ(counters(0).fragments_out, 2);
 	dp.ports[1].mtu = 1500;
 }
 
