@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <event2/event.h>
 #include <getopt.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,6 +160,24 @@ static void worker_cpus_pick(const struct cfg *cfg, int *cpus)
 	}
 }
 
+/*
+ * Keep the control thread (and anything it starts) off the workers' CPUs when
+ * another CPU is left, so a burst of control work never preempts forwarding.
+ */
+static void control_cpus_pick(const int *worker_cpus, unsigned n)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set) != 0)
+		return;
+	cpu_set_t mine = set;
+	for (unsigned i = 0; i < n; i++)
+		if (worker_cpus[i] >= 0)
+			CPU_CLR(worker_cpus[i], &mine);
+	if (CPU_COUNT(&mine) > 0 && sched_setaffinity(0, sizeof(mine), &mine) != 0)
+		log_warn("control thread: CPU affinity");
+}
+
 static int pidfile_write(const char *rundir)
 {
 	char path[4096];
@@ -218,6 +237,7 @@ static int run(struct options *o, struct cfg *cfg)
 	worker_cpus_pick(cfg, ctl.worker_cpu);
 	if (dp_workers_start(&dp, ctl.worker_cpu, cfg->workers) != 0)
 		goto out;
+	control_cpus_pick(ctl.worker_cpu, cfg->workers);
 	if (pidfile_write(o->rundir) != 0)
 		goto stop;
 	log_info("cellgated %s running: %u port(s), %u worker(s)", PACKAGE_VERSION, dp.nports,
