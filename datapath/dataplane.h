@@ -54,6 +54,9 @@ void dp_workers_stop(struct dataplane *dp);
 int dp_workers_create(struct dataplane *dp, const int *cpus, unsigned n);
 unsigned dp_worker_poll(struct dataplane *dp, unsigned w);
 
+/* Packets worker `w` holds while ARP resolves (in flight for the accounting rule). */
+unsigned dp_worker_held(const struct dataplane *dp, unsigned w);
+
 /* The event ring worker `w` feeds to the control thread. */
 struct event_ring *dp_worker_events(struct dataplane *dp, unsigned w);
 

@@ -292,6 +292,11 @@ void dp_workers_stop(struct dataplane *dp)
 	dp->nworkers = 0;
 }
 
+unsigned dp_worker_held(const struct dataplane *dp, unsigned w)
+{
+	return __atomic_load_n(&dp->workers[w]->nhold, __ATOMIC_RELAXED);
+}
+
 struct event_ring *dp_worker_events(struct dataplane *dp, unsigned w)
 {
 	return &dp->workers[w]->events;

@@ -142,5 +142,14 @@ else
 	tally "make distcheck" 0 1
 fi
 
+# libFuzzer, briefly: arbitrary frames through the worker, accounting checked
+# after every input (tests/fuzz/run.sh; longer runs: pass more seconds).
+if step fuzz "$LOGDIR/fuzz.log" env FUZZ_OUT="$ROOT/build-fuzz" tests/fuzz/run.sh "${FUZZ_SECONDS:-20}"; then
+	tally "fuzz (libFuzzer, ${FUZZ_SECONDS:-20} s per target)" 1 0
+	sed 's/^/   | /' "$LOGDIR/fuzz.log"
+else
+	tally "fuzz (libFuzzer)" 0 1
+fi
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,0 +1,47 @@
+#!/bin/bash
+# Build the libFuzzer targets with clang (ASan + UBSan + libFuzzer) and run
+# each for a bounded time. Exit non-zero if any target crashes or aborts.
+#   tests/fuzz/run.sh [SECONDS_PER_TARGET]     (default 30)
+# Corpora live in tests/fuzz/corpus/TARGET (seeds); new inputs go to a temp dir.
+set -u
+SECS=${1:-30}
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+OUT=${FUZZ_OUT:-$ROOT/build-fuzz}
+CC=${FUZZ_CC:-clang}
+mkdir -p "$OUT"
+command -v "$CC" >/dev/null || { echo "fuzz: $CC not found (apt-get install clang)" >&2; exit 1; }
+
+FLAGS="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+	-I$ROOT -I$ROOT/datapath $(pkg-config --cflags liburcu-qsbr)"
+DATAPATH="$ROOT/datapath/port.c $ROOT/datapath/port_afpacket.c $ROOT/datapath/log.c \
+	$ROOT/datapath/ip4.c $ROOT/datapath/ip4_frag.c $ROOT/datapath/icmp.c $ROOT/datapath/arp.c \
+	$ROOT/datapath/dataplane.c $ROOT/datapath/worker.c $ROOT/datapath/worker_fwd.c \
+	$ROOT/datapath/worker_hold.c $ROOT/datapath/fib/fib4.c $ROOT/datapath/fib/fib4_index.c"
+
+declare -A SOURCES=(
+	[fuzz_worker]="$ROOT/tests/fuzz/fuzz_worker.c $ROOT/tests/unit/port_fake.c \
+		$ROOT/daemon/rib.c $ROOT/daemon/rib_nh.c $DATAPATH"
+)
+
+rc=0
+for t in "${!SOURCES[@]}"; do
+	# shellcheck disable=SC2086
+	if ! $CC $FLAGS -o "$OUT/$t" ${SOURCES[$t]} $(pkg-config --libs liburcu-qsbr) -lpthread; then
+		echo "fuzz: $t: build failed" >&2
+		rc=1
+		continue
+	fi
+	corpus=$(mktemp -d)
+	seeds=$ROOT/tests/fuzz/corpus/$t
+	log=$OUT/$t.log
+	if "$OUT/$t" -max_total_time="$SECS" -max_len=8192 -print_final_stats=1 -artifact_prefix="$OUT/$t-" \
+		"$corpus" ${seeds:+$( [ -d "$seeds" ] && echo "$seeds")} >"$log" 2>&1; then
+		echo "fuzz: $t: $(grep -Eo 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -Eo '[0-9]+$') executions in ${SECS} s, no crash"
+	else
+		echo "fuzz: $t: FAILED (log $log)" >&2
+		tail -n 30 "$log" >&2
+		rc=1
+	fi
+	rm -rf "$corpus"
+done
+exit $rc
