@@ -16,6 +16,21 @@ enum pkt_l2_class {
 };
 
 /*
+ * Segmentation offload (GSO): the frame is a super-packet that the egress
+ * device, or the kernel in software, cuts into segments of gso_size payload
+ * bytes, each with a copy of the L3+L4 headers. PKT_GSO_ECN rides along as a
+ * flag: the first segment carries CWR, the others must not (RFC 3168 6.1.2).
+ * The values are the virtio_net_hdr ones, so a virtio-style driver copies them.
+ */
+enum pkt_gso {
+	PKT_GSO_NONE = 0,
+	PKT_GSO_TCP4 = 1,   /* TCP over IPv4 (TSO) */
+	PKT_GSO_TCP6 = 4,   /* TCP over IPv6 */
+	PKT_GSO_UDP_L4 = 5, /* UDP, one datagram per segment (UDP_SEGMENT) */
+	PKT_GSO_ECN = 0x80,
+};
+
+/*
  * One frame. `data` points at the Ethernet header inside driver-owned memory
  * (an RX ring block, or a worker scratch buffer) and stays valid until the
  * driver's rx_release for the burst it came in.
@@ -25,7 +40,16 @@ struct pkt {
 	uint32_t len;     /* frame length, FCS excluded */
 	uint16_t in_port; /* port id of the receiving port */
 	uint8_t l2_class; /* enum pkt_l2_class */
-	uint8_t csum_partial; /* the kernel left the L4 checksum to be completed */
+	/*
+	 * The sender left the L4 checksum to offload (virtio NEEDS_CSUM): the
+	 * field at csum_start + csum_offset holds only the pseudo-header sum.
+	 * Offsets count from `data`; a MAC rewrite keeps them valid.
+	 */
+	uint8_t csum_partial;
+	uint8_t gso_type;     /* enum pkt_gso; PKT_GSO_NONE for an ordinary frame */
+	uint16_t gso_size;    /* L4 payload bytes per segment; 0 unless gso_type */
+	uint16_t csum_start;  /* with csum_partial: where checksumming starts */
+	uint16_t csum_offset; /* with csum_partial: the checksum field, from csum_start */
 };
 
 #endif

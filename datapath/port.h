@@ -41,14 +41,16 @@ struct port_ops {
 
 	/*
 	 * Receive up to `max` frames into `pkts`. Frame memory stays valid
-	 * (and writable, for in-place header rewrites) until rx_release.
+	 * (and writable, for in-place header rewrites) until rx_release. Every
+	 * pkt field is set; the offload ones are zero when the driver has none.
 	 */
 	unsigned (*rx_burst)(struct port_queue *q, struct pkt *pkts, unsigned max);
 	void (*rx_release)(struct port_queue *q);
 
 	/*
 	 * Copy frames into TX slots. Returns how many were accepted; the rest
-	 * found the ring full and are the caller's to count as dropped.
+	 * found the ring full and are the caller's to count as dropped. A
+	 * driver without tx_offload ignores the pkt offload fields.
 	 */
 	unsigned (*tx_burst)(struct port_queue *q, struct pkt *const *pkts, unsigned n);
 
@@ -74,6 +76,13 @@ struct port {
 	uint8_t mac[6];
 	uint32_t mtu;               /* IP MTU of the netdev */
 	uint32_t ip4_addr;          /* primary IPv4 address, host order (0 = none) */
+	/*
+	 * Set by queue_open when tx_burst hands gso_* and csum_* of a pkt to
+	 * the kernel, which segments and checksums for us. Without it the
+	 * worker completes partial checksums itself and cannot send a GSO
+	 * super-packet larger than the MTU.
+	 */
+	bool tx_offload;
 	struct port_settings settings;
 	const struct port_ops *ops;
 	struct port_queue *queues[WORKER_MAX];

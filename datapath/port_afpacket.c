@@ -11,18 +11,27 @@
  *    kicks the kernel once. A separate socket with protocol 0 so the kernel never
  *    queues received frames to it.
  *
- * GRO/LRO must be off on the port (netdev_gro_off does it): an aggregated
- * super-packet can be up to 64 KiB. The 256 KiB RX blocks still hold such a
- * frame whole, so one that slips through reaches the IP layer intact rather
- * than truncated, but forwarding it would exceed the egress MTU.
+ * Both sockets use PACKET_VNET_HDR: a virtio_net_hdr travels with every frame
+ * and carries the offload state of the kernel's skb. Senders with TSO/GSO
+ * (containers, VMs on veth/tap; GRO on a NIC) hand us super-packets of up to
+ * 64 KiB with partial checksums; the header says how to segment and where the
+ * checksum goes, so we forward them whole and the egress device, or the
+ * kernel's software GSO in validate_xmit_skb, cuts them into MTU-sized
+ * segments after us. Hence GRO may stay on; the daemon still turns it off by
+ * default (netdev_gro_off). Needs a kernel with virtio headers in tpacket_snd
+ * (TX ring); checked on 6.18.
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <linux/ethtool.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
+#include <linux/sockios.h>
+#include <linux/virtio_net.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -52,14 +61,37 @@
 /* Headroom before each frame: room to put back a VLAN tag the kernel stripped. */
 #define AFPACKET_RX_RESERVE 16u
 
-#define AFPACKET_TX_FRAMES_DEF       1024u
-#define AFPACKET_TX_FRAME_SIZE       2048u
-#define AFPACKET_TX_FRAMES_PER_BLOCK 16u
-#define AFPACKET_TX_FRAMES_MAX       (1u << 16)
-/* Without PACKET_TX_HAS_OFF the kernel reads frame data right after the header. */
+#define AFPACKET_VLAN_HLEN 4u
+#define AFPACKET_VNET_HLEN sizeof(struct virtio_net_hdr)
+/* The largest IPv4 datagram, so also the largest GSO super-packet we accept. */
+#define AFPACKET_IP_MAX 65535u
+
+/*
+ * TX slots are fixed-size, and any slot may get a super-packet, so each holds
+ * a 64 KiB datagram: 17 pages (68 KiB) with 4 KiB pages. The kernel backs a
+ * block with a power-of-two run of pages, so blocks group slots into just
+ * under 1 MiB (15 slots) rather than waste up to half of each block. The
+ * default 255 slots (~17 MiB per queue) match the RX ring's budget and hold
+ * two full worker batches (2 x TX_BATCH frames). A slot stays busy until the
+ * kernel frees the skb built on it (it attaches the slot's pages rather than
+ * copying them); 255 measured no loss at 64 bytes in tests/bench/fwd-bench.sh.
+ */
+#define AFPACKET_TX_FRAMES_DEF 255u
+#define AFPACKET_TX_FRAMES_MAX 4096u
+#define AFPACKET_TX_BLOCK_MAX  (1u << 20)
+/* Without PACKET_TX_HAS_OFF the kernel reads the data right after the header. */
 #define AFPACKET_TX_DATA_OFF TPACKET_ALIGN(sizeof(struct tpacket2_hdr))
 
-#define AFPACKET_VLAN_HLEN 4u
+/* The kernel has produced it since 6.2; older uapi headers lack the name. */
+#ifndef VIRTIO_NET_HDR_GSO_UDP_L4
+#define VIRTIO_NET_HDR_GSO_UDP_L4 5
+#endif
+/* pkt.h's enum pkt_gso reuses the virtio numbering so frames pass untranslated. */
+_Static_assert(PKT_GSO_TCP4 == VIRTIO_NET_HDR_GSO_TCPV4 &&
+                   PKT_GSO_TCP6 == VIRTIO_NET_HDR_GSO_TCPV6 &&
+                   PKT_GSO_UDP_L4 == VIRTIO_NET_HDR_GSO_UDP_L4 &&
+                   PKT_GSO_ECN == VIRTIO_NET_HDR_GSO_ECN,
+               "enum pkt_gso follows virtio_net_hdr.gso_type");
 
 struct port_queue {
 	/* RX: touched every burst. */
@@ -78,10 +110,11 @@ struct port_queue {
 	uint8_t *tx_map;
 	unsigned tx_nframes;
 	unsigned tx_frame_size;
-	unsigned tx_head;    /* next slot to fill */
-	unsigned tx_max_len; /* largest frame the slot and the kernel accept */
-	unsigned tx_last;    /* slot most recently queued */
-	bool tx_pending;     /* slots queued since the kernel last took them all */
+	unsigned tx_head;        /* next slot to fill */
+	unsigned tx_max_len;     /* largest ordinary frame: MTU + Ethernet + one tag */
+	unsigned tx_gso_max_len; /* largest GSO super-packet frame */
+	unsigned tx_last;        /* slot most recently queued */
+	bool tx_pending;         /* slots queued since the kernel last took them all */
 
 	/* control thread only */
 	size_t rx_map_len;
@@ -142,8 +175,8 @@ static unsigned afpacket_rx_blocks(const struct port *p)
 	if (p->settings.rx_ring_frames == 0)
 		return AFPACKET_RX_BLOCKS_DEF;
 	/* What an MTU-sized frame occupies in a V3 block, headers included. */
-	frame = TPACKET_ALIGN(TPACKET3_HDRLEN + AFPACKET_RX_RESERVE + 16 + ETH_HLEN +
-	                      AFPACKET_VLAN_HLEN + p->mtu);
+	frame = TPACKET_ALIGN(TPACKET3_HDRLEN + AFPACKET_RX_RESERVE + 16 + AFPACKET_VNET_HLEN +
+	                      ETH_HLEN + AFPACKET_VLAN_HLEN + p->mtu);
 	blocks = ((uint64_t)p->settings.rx_ring_frames * frame + AFPACKET_RX_BLOCK_SIZE - 1) /
 	         AFPACKET_RX_BLOCK_SIZE;
 	if (blocks < AFPACKET_RX_BLOCKS_MIN)
@@ -169,6 +202,9 @@ static int afpacket_rx_ring(struct port_queue *q, const struct port *p)
 	req.tp_frame_nr = q->rx_nblocks * (AFPACKET_RX_BLOCK_SIZE / AFPACKET_RX_FRAME_NOMINAL);
 
 	err = afpacket_setint(q, q->rx_fd, PACKET_VERSION, TPACKET_V3, "RX TPACKET_V3");
+	/* Like PACKET_RESERVE, only accepted before the ring exists. */
+	if (!err)
+		err = afpacket_setint(q, q->rx_fd, PACKET_VNET_HDR, 1, "RX virtio header");
 	if (!err)
 		err =
 		    afpacket_setint(q, q->rx_fd, PACKET_RESERVE, AFPACKET_RX_RESERVE, "RX reserve");
@@ -232,35 +268,47 @@ static void afpacket_tx_sndbuf(struct port_queue *q)
 		          strerror(errno));
 }
 
-static int afpacket_tx_ring(struct port_queue *q, const struct port *p)
+/* Slot geometry: every slot holds the largest frame, headers in front. */
+static void afpacket_tx_geometry(struct port_queue *q, const struct port *p,
+                                 struct tpacket_req *req)
 {
-	struct tpacket_req req;
+	unsigned page = (unsigned)sysconf(_SC_PAGESIZE);
+	unsigned ip_max = p->mtu > AFPACKET_IP_MAX ? p->mtu : AFPACKET_IP_MAX;
+	unsigned need =
+	    AFPACKET_TX_DATA_OFF + AFPACKET_VNET_HLEN + ETH_HLEN + AFPACKET_VLAN_HLEN + ip_max;
 	unsigned frames =
 	    p->settings.tx_ring_frames ? p->settings.tx_ring_frames : AFPACKET_TX_FRAMES_DEF;
-	unsigned need = ETH_HLEN + AFPACKET_VLAN_HLEN + p->mtu + AFPACKET_TX_DATA_OFF;
-	void *map;
-	int err;
+	unsigned per_block;
 
-	/* 2 KiB slots fit a 1500-byte MTU; jumbo ports get the next power of two. */
-	q->tx_frame_size = AFPACKET_TX_FRAME_SIZE;
-	while (q->tx_frame_size < need && q->tx_frame_size < (1u << 17))
-		q->tx_frame_size <<= 1;
+	q->tx_frame_size = (need + page - 1) / page * page;
+	per_block = AFPACKET_TX_BLOCK_MAX / q->tx_frame_size;
+	if (per_block == 0)
+		per_block = 1;
 	if (frames > AFPACKET_TX_FRAMES_MAX)
 		frames = AFPACKET_TX_FRAMES_MAX;
-	frames = (frames + AFPACKET_TX_FRAMES_PER_BLOCK - 1) / AFPACKET_TX_FRAMES_PER_BLOCK *
-	         AFPACKET_TX_FRAMES_PER_BLOCK;
-	req = (struct tpacket_req){
-	    .tp_block_size = q->tx_frame_size * AFPACKET_TX_FRAMES_PER_BLOCK,
-	    .tp_block_nr = frames / AFPACKET_TX_FRAMES_PER_BLOCK,
+	frames = (frames + per_block - 1) / per_block * per_block;
+	*req = (struct tpacket_req){
+	    .tp_block_size = q->tx_frame_size * per_block,
+	    .tp_block_nr = frames / per_block,
 	    .tp_frame_size = q->tx_frame_size,
 	    .tp_frame_nr = frames,
 	};
 	q->tx_nframes = frames;
-	q->tx_max_len = q->tx_frame_size - AFPACKET_TX_DATA_OFF;
-	/* The kernel rejects anything longer than MTU + Ethernet header (+ one tag). */
-	if (q->tx_max_len > need - AFPACKET_TX_DATA_OFF)
-		q->tx_max_len = need - AFPACKET_TX_DATA_OFF;
+	q->tx_gso_max_len = q->tx_frame_size - AFPACKET_TX_DATA_OFF - AFPACKET_VNET_HLEN;
+	/*
+	 * With a virtio header the kernel no longer checks ordinary frames
+	 * against the MTU (a GSO frame may exceed it), so tx_burst does.
+	 */
+	q->tx_max_len = ETH_HLEN + AFPACKET_VLAN_HLEN + p->mtu;
+}
 
+static int afpacket_tx_ring(struct port_queue *q, const struct port *p)
+{
+	struct tpacket_req req;
+	void *map;
+	int err;
+
+	afpacket_tx_geometry(q, p, &req);
 	err = afpacket_setsockopt(q, q->tx_fd, PACKET_TX_RING, &req, sizeof(req),
 	                          "TPACKET_V2 TX ring");
 	if (err)
@@ -271,6 +319,41 @@ static int afpacket_tx_ring(struct port_queue *q, const struct port *p)
 		return afpacket_fail(q, "TX ring mmap", errno);
 	q->tx_map = map;
 	return 0;
+}
+
+/* Whether the netdev segments TCP itself (ethtool's tcp-segmentation-offload). */
+static bool afpacket_dev_tso(const struct port *p)
+{
+	struct ethtool_value ev = {.cmd = ETHTOOL_GTSO};
+	struct ifreq ifr = {.ifr_data = (void *)&ev};
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	bool tso;
+
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", p->netdev);
+	tso = fd >= 0 && ioctl(fd, SIOCETHTOOL, &ifr) == 0 && ev.data;
+	if (fd >= 0)
+		close(fd);
+	return tso;
+}
+
+/*
+ * PACKET_QDISC_BYPASS sends through __dev_direct_xmit, which drops a frame
+ * that validate_xmit_skb had to segment in software (ENOBUFS, checked on
+ * 6.18); only the qdisc path transmits the segment list. So bypass only where
+ * the device segments TCP super-packets itself. A device without UDP or ECN
+ * segmentation still loses those through bypass; TSO turned off after start
+ * loses TCP ones too (restart the daemon).
+ */
+static bool afpacket_tx_bypass(const struct port_queue *q, const struct port *p)
+{
+	if (!p->settings.qdisc_bypass)
+		return false;
+	if (afpacket_dev_tso(p))
+		return true;
+	log_warnx("port %s: queue %u: qdisc bypass off: %s has no TCP segmentation offload, "
+	          "and bypass cannot segment super-packets in software",
+	          q->name, q->qid, p->netdev);
+	return false;
 }
 
 static int afpacket_tx_open(struct port_queue *q, const struct port *p)
@@ -287,8 +370,10 @@ static int afpacket_tx_open(struct port_queue *q, const struct port *p)
 	 */
 	if (!err)
 		err = afpacket_setint(q, q->tx_fd, PACKET_LOSS, 1, "TX loss mode");
-	if (!err && p->settings.qdisc_bypass)
+	if (!err && afpacket_tx_bypass(q, p))
 		err = afpacket_setint(q, q->tx_fd, PACKET_QDISC_BYPASS, 1, "TX qdisc bypass");
+	if (!err)
+		err = afpacket_setint(q, q->tx_fd, PACKET_VNET_HDR, 1, "TX virtio header");
 	if (!err)
 		err = afpacket_tx_ring(q, p);
 	if (err)
@@ -342,6 +427,7 @@ static int afpacket_queue_open(struct port *p, unsigned qid, unsigned nqueues,
 		afpacket_queue_close(q);
 		return err;
 	}
+	p->tx_offload = true;
 	log_debug("port %s: queue %u/%u: RX %u x %u KiB blocks, TX %u x %u B slots", p->name, qid,
 	          nqueues, q->rx_nblocks, AFPACKET_RX_BLOCK_SIZE >> 10, q->tx_nframes,
 	          q->tx_frame_size);
@@ -395,6 +481,31 @@ static inline void afpacket_vlan_restore(struct pkt *pk, const struct tpacket3_h
 	pk->data[14] = h->hv1.tp_vlan_tci >> 8;
 	pk->data[15] = h->hv1.tp_vlan_tci & 0xff;
 	pk->len += AFPACKET_VLAN_HLEN;
+	if (pk->csum_partial)
+		pk->csum_start += AFPACKET_VLAN_HLEN;
+}
+
+/*
+ * tpacket_rcv writes the virtio header right before the MAC header, in host
+ * byte order (legacy virtio), unless the frame was truncated to fit the block.
+ * NEEDS_CSUM is what TP_STATUS_CSUMNOTREADY says, plus where the sum goes.
+ */
+static inline void afpacket_vnet_rx(struct pkt *pk, const struct tpacket3_hdr *h)
+{
+	const struct virtio_net_hdr *vh =
+	    (const struct virtio_net_hdr *)(pk->data - AFPACKET_VNET_HLEN);
+
+	if (h->tp_snaplen < h->tp_len) {
+		pk->csum_partial = 0;
+		pk->gso_type = PKT_GSO_NONE;
+		pk->gso_size = pk->csum_start = pk->csum_offset = 0;
+		return;
+	}
+	pk->csum_partial = vh->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM;
+	pk->csum_start = vh->csum_start;
+	pk->csum_offset = vh->csum_offset;
+	pk->gso_type = vh->gso_type;
+	pk->gso_size = vh->gso_type == VIRTIO_NET_HDR_GSO_NONE ? 0 : vh->gso_size;
 }
 
 static const uint8_t afpacket_l2_class[] = {
@@ -436,7 +547,8 @@ static unsigned afpacket_rx_burst(struct port_queue *q, struct pkt *pkts, unsign
 		pk->len = h->tp_snaplen;
 		pk->in_port = q->port_id;
 		pk->l2_class = afpacket_l2_class[sll->sll_pkttype];
-		pk->csum_partial = !!(h->tp_status & TP_STATUS_CSUMNOTREADY);
+		/* Before a VLAN restore, whose headroom overlaps the header. */
+		afpacket_vnet_rx(pk, h);
 		if (h->tp_status & TP_STATUS_VLAN_VALID)
 			afpacket_vlan_restore(pk, h);
 	}
@@ -454,24 +566,50 @@ static void afpacket_rx_release(struct port_queue *q)
 }
 
 /*
+ * The slot's virtio header: all zero for an ordinary frame. hdr_len stays 0:
+ * the kernel sets it to cover the checksum field and pulls the rest of the
+ * headers it needs when it segments.
+ */
+static inline void afpacket_vnet_tx(uint8_t *slot, const struct pkt *pk)
+{
+	struct virtio_net_hdr vh = {0};
+
+	if (pk->csum_partial) {
+		vh.flags = VIRTIO_NET_HDR_F_NEEDS_CSUM;
+		vh.csum_start = pk->csum_start;
+		vh.csum_offset = pk->csum_offset;
+	}
+	if (pk->gso_type != PKT_GSO_NONE) {
+		vh.gso_type = pk->gso_type;
+		vh.gso_size = pk->gso_size;
+	}
+	memcpy(slot, &vh, sizeof(vh));
+}
+
+/*
  * Accepts a prefix of pkts: it stops at the first frame that finds the ring
- * full or is longer than tx_max_len (MTU + Ethernet header + one VLAN tag;
- * the IP layer never sends more). The caller counts the rest as dropped.
- * Slots are filled strictly in order because the kernel walks them in order.
+ * full or is too long: longer than tx_max_len (MTU + Ethernet header + one
+ * VLAN tag; the IP layer never sends more) or, for a GSO super-packet whose
+ * segments the IP layer sized, than a slot. The caller counts the rest as
+ * dropped. Slots are filled strictly in order because the kernel walks them
+ * in order.
  */
 static unsigned afpacket_tx_burst(struct port_queue *q, struct pkt *const *pkts, unsigned n)
 {
 	unsigned i;
 
 	for (i = 0; i < n; i++) {
-		struct tpacket2_hdr *h =
-		    (struct tpacket2_hdr *)(q->tx_map + (size_t)q->tx_head * q->tx_frame_size);
+		const struct pkt *pk = pkts[i];
+		uint8_t *slot = q->tx_map + (size_t)q->tx_head * q->tx_frame_size;
+		struct tpacket2_hdr *h = (struct tpacket2_hdr *)slot;
+		unsigned max = pk->gso_type == PKT_GSO_NONE ? q->tx_max_len : q->tx_gso_max_len;
 
-		if (pkts[i]->len > q->tx_max_len ||
+		if (pk->len > max ||
 		    __atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE) != TP_STATUS_AVAILABLE)
 			break;
-		memcpy((uint8_t *)h + AFPACKET_TX_DATA_OFF, pkts[i]->data, pkts[i]->len);
-		h->tp_len = pkts[i]->len;
+		afpacket_vnet_tx(slot + AFPACKET_TX_DATA_OFF, pk);
+		memcpy(slot + AFPACKET_TX_DATA_OFF + AFPACKET_VNET_HLEN, pk->data, pk->len);
+		h->tp_len = AFPACKET_VNET_HLEN + pk->len;
 		__atomic_store_n(&h->tp_status, TP_STATUS_SEND_REQUEST, __ATOMIC_RELEASE);
 		q->tx_last = q->tx_head;
 		q->tx_head = q->tx_head + 1 == q->tx_nframes ? 0 : q->tx_head + 1;

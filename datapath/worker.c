@@ -54,6 +54,8 @@ static bool classify(struct worker *w, struct pkt *p)
 
 	CTR_ADD(c->rx_packets, 1);
 	CTR_ADD(c->rx_octets, p->len);
+	if (p->gso_type != PKT_GSO_NONE)
+		CTR_ADD(c->rx_gso_packets, 1);
 	if (p->len < 14) {
 		worker_drop(w, p, DROP_L2_RUNT);
 		return false;

@@ -2,6 +2,11 @@
  * Per-packet forwarding decision and output batching, after the FIB lookup:
  * next-hop selection (ECMP), TTL and MTU checks, ARP state, MAC rewrite, and
  * ICMP errors (rate-limited). No allocation, lock, syscall or log.
+ *
+ * GSO super-packets (pkt.h) are forwarded whole to ports with tx_offload: the
+ * egress device or the kernel segments them after us, copying our rewritten
+ * headers (TTL included) into every segment and fixing lengths, IDs and
+ * checksums per segment. Partial checksums likewise stay partial there.
  */
 #include <string.h>
 
@@ -107,12 +112,12 @@ static void icmp_reply(struct worker *w, const struct pkt *p, uint8_t type, uint
 		return;
 	}
 	struct pkt *out = &w->icmp_pkt[w->icmp_used];
-	out->data = w->icmp_buf + (size_t)w->icmp_used * ICMP_ERR_FRAME_MAX;
+	/* Checksums complete, no offload: the other fields stay zero. */
+	*out = (struct pkt){.data = w->icmp_buf + (size_t)w->icmp_used * ICMP_ERR_FRAME_MAX,
+			    .in_port = p->in_port,
+			    .l2_class = PKT_L2_HOST};
 	out->len = icmp4_error_build(out->data, ip, rd16(ip + 2), p->data + 6, in->mac,
 				     in->ip4_addr, type, code, mtu);
-	out->in_port = p->in_port;
-	out->l2_class = PKT_L2_HOST;
-	out->csum_partial = 0;
 	w->icmp_used++;
 	tx_enqueue(w, p->in_port, out, TX_GENERATED);
 }
@@ -146,15 +151,14 @@ static void send_fragments(struct worker *w, struct pkt *p, const struct port *o
 		if (w->frag_used == FRAG_BUFS)
 			worker_tx_flush(w);
 		struct pkt *f = &w->frag_pkt[w->frag_used];
-		f->data = w->frag_buf + (size_t)w->frag_used * FRAG_BUF_SZ;
+		*f = (struct pkt){.data = w->frag_buf + (size_t)w->frag_used * FRAG_BUF_SZ,
+				  .in_port = p->in_port,
+				  .l2_class = PKT_L2_HOST};
 		uint32_t len = ip4_frag_next(&it, f->data + 14);
 		if (len == 0)
 			break;
 		memcpy(f->data, p->data, 14);
 		f->len = 14 + len;
-		f->in_port = p->in_port;
-		f->l2_class = PKT_L2_HOST;
-		f->csum_partial = 0;
 		w->frag_used++;
 		n++;
 		bool last = it.done == it.tot - it.hlen;
@@ -164,38 +168,95 @@ static void send_fragments(struct worker *w, struct pkt *p, const struct port *o
 	CTR_ADD(w->ctr->port[p->in_port].fragments_out, n);
 }
 
+/*
+ * IP length of the segments a GSO packet becomes: its IP and L4 headers again
+ * in front of gso_size payload bytes. 0 when the headers do not match the GSO
+ * type or are cut short, which no MTU fits.
+ */
+static uint32_t gso_segment_len(const struct pkt *p)
+{
+	const uint8_t *ip = p->data + 14;
+	uint32_t hlen = (uint32_t)(ip[0] & 0x0f) * 4, tot = rd16(ip + 2), l4;
+	uint8_t type = p->gso_type & ~PKT_GSO_ECN;
+
+	if (type == PKT_GSO_TCP4 && ip[9] == 6 && tot >= hlen + 20)
+		l4 = (uint32_t)(ip[hlen + 12] >> 4) * 4; /* data offset: options included */
+	else if (type == PKT_GSO_UDP_L4 && ip[9] == 17 && tot >= hlen + 8)
+		l4 = 8;
+	else
+		return 0;
+	return hlen + l4 > tot ? 0 : hlen + l4 + p->gso_size;
+}
+
+/*
+ * Whether `p` leaves by `out` unfragmented. A GSO packet is judged per segment,
+ * since segments are what reach the wire, but only where the egress hands the
+ * segmenting to the kernel; elsewhere it is one datagram of its total length.
+ */
+static bool fits_mtu(const struct pkt *p, const struct port *out)
+{
+	uint32_t seg;
+
+	if (rd16(p->data + 14 + 2) <= out->mtu)
+		return true;
+	if (p->gso_type == PKT_GSO_NONE || !out->tx_offload)
+		return false;
+	seg = gso_segment_len(p);
+	return seg != 0 && seg <= out->mtu;
+}
+
+/*
+ * The software fallback for partial checksums: for an egress that cannot
+ * carry the offload (no tx_offload), and for fragments, which never can.
+ */
+static void csum_complete(struct pkt *p)
+{
+	ip4_l4_csum_complete(p->data + 14);
+	p->csum_partial = 0;
+}
+
 static void send_to(struct worker *w, struct pkt *p, const struct port *out, uint64_t l2)
 {
 	uint8_t *eth = p->data;
 
 	nh_l2_mac(l2, eth);
 	memcpy(eth + 6, out->mac, 6);
-	if (p->csum_partial)
-		ip4_l4_csum_complete(eth + 14);
 	ip4_ttl_decrement(eth + 14);
-	if (rd16(eth + 14 + 2) > out->mtu)
-		send_fragments(w, p, out);
-	else
+	if (fits_mtu(p, out)) {
+		if (p->csum_partial && !out->tx_offload)
+			csum_complete(p);
 		tx_enqueue(w, out->id, p, TX_FORWARDED);
+		return;
+	}
+	/* egress_checks let only ordinary datagrams without DF get here. */
+	if (p->csum_partial)
+		csum_complete(p);
+	send_fragments(w, p, out);
 }
 
 /* The checks that apply once we know the packet leaves by `out` (RFC 1812 5.3.1, 4.2.2.7). */
 static bool egress_checks(struct worker *w, struct pkt *p, const struct port *out)
 {
 	const uint8_t *ip = p->data + 14;
+	bool df = rd16(ip + 6) & 0x4000;
 
 	if (ip[8] <= 1) {
 		worker_drop(w, p, DROP_TTL_EXPIRED);
 		icmp_reply(w, p, ICMP_TIME_EXCEEDED, ICMP_CODE_TTL_EXCEEDED, 0);
 		return false;
 	}
-	/* Too big with DF: RFC 1191 path MTU discovery needs the link's MTU back. */
-	if (rd16(ip + 2) > out->mtu && (rd16(ip + 6) & 0x4000)) {
-		worker_drop(w, p, DROP_MTU_EXCEEDED);
+	if (fits_mtu(p, out) || (!df && p->gso_type == PKT_GSO_NONE))
+		return true;
+	/*
+	 * Too big with DF: RFC 1191 path MTU discovery needs the link's MTU
+	 * back (a TCP sender then lowers its MSS, so also its GSO size). A GSO
+	 * packet is never fragmented: fragments of a super-packet are not the
+	 * datagrams its sender meant; without DF it can only be dropped.
+	 */
+	worker_drop(w, p, DROP_MTU_EXCEEDED);
+	if (df)
 		icmp_reply(w, p, ICMP_DEST_UNREACH, ICMP_CODE_FRAG_NEEDED, (uint16_t)out->mtu);
-		return false;
-	}
-	return true;
+	return false;
 }
 
 enum fwd_result worker_forward(struct worker *w, struct pkt *p, uint32_t nhg_id,

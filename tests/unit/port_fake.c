@@ -37,7 +37,11 @@ static unsigned fake_rx_burst(struct port_queue *q, struct pkt *pkts, unsigned m
 		}
 		pkts[n] = (struct pkt){.data = q->rx_frame[i], .len = q->rx_len[i],
 				       .in_port = q->port->id, .l2_class = q->rx_class[i],
-				       .csum_partial = q->rx_partial[i]};
+				       .csum_partial = q->rx_partial[i],
+				       .gso_type = q->rx_off[i].gso_type,
+				       .gso_size = q->rx_off[i].gso_size,
+				       .csum_start = q->rx_off[i].csum_start,
+				       .csum_offset = q->rx_off[i].csum_offset};
 		n++;
 	}
 	return n;
@@ -56,6 +60,8 @@ static unsigned fake_tx_burst(struct port_queue *q, struct pkt *const *pkts, uns
 		unsigned slot = q->tx_n % FAKE_FRAMES;
 		memcpy(q->tx_frame[slot], pkts[sent]->data, pkts[sent]->len);
 		q->tx_len[slot] = pkts[sent]->len;
+		q->tx_meta[slot] = *pkts[sent];
+		q->tx_meta[slot].data = NULL;
 		q->tx_n++;
 		q->tx_total++;
 		if (q->tx_room != ~0u)
@@ -130,5 +136,6 @@ void port_fake_rx_add(struct port *p, const uint8_t *frame, uint32_t len, uint8_
 	q->rx_len[i] = len;
 	q->rx_class[i] = l2_class;
 	q->rx_partial[i] = 0;
+	memset(&q->rx_off[i], 0, sizeof(q->rx_off[i]));
 	q->rx_n++;
 }

@@ -15,6 +15,12 @@
 #define FAKE_FRAMES 512
 #define FAKE_FRAME_SZ 2048
 
+/* Offload fields a received frame is delivered with (see struct pkt). */
+struct fake_offload {
+	uint8_t gso_type;
+	uint16_t gso_size, csum_start, csum_offset;
+};
+
 struct port_queue {
 	struct port *port;
 	/* RX */
@@ -23,6 +29,7 @@ struct port_queue {
 	uint32_t rx_len[FAKE_FRAMES];
 	uint8_t rx_class[FAKE_FRAMES];
 	uint8_t rx_partial[FAKE_FRAMES]; /* deliver with csum_partial set */
+	struct fake_offload rx_off[FAKE_FRAMES];
 	uint8_t rx_frame[FAKE_FRAMES][FAKE_FRAME_SZ];
 	uint8_t rx_pristine[FAKE_FRAMES][64]; /* replay: headers restored before each delivery */
 	/* TX */
@@ -30,12 +37,16 @@ struct port_queue {
 	unsigned tx_n;               /* frames captured (wraps in replay mode) */
 	uint64_t tx_total, tx_flushes, rx_releases;
 	uint32_t tx_len[FAKE_FRAMES];
+	struct pkt tx_meta[FAKE_FRAMES]; /* each pkt as tx_burst got it; data points nowhere */
 	uint8_t tx_frame[FAKE_FRAMES][FAKE_FRAME_SZ];
 };
 
 extern const struct port_ops port_fake_ops;
 
-/* Make `p` a fake port with `nqueues` queues, MAC 02:00:00:00:00:<id+1>, MTU 1500. */
+/*
+ * Make `p` a fake port with `nqueues` queues, MAC 02:00:00:00:00:<id+1>, MTU
+ * 1500, without tx_offload (a test may set it: TX then records the fields).
+ */
 int port_fake_init(struct port *p, uint16_t id, const char *name, unsigned nqueues);
 void port_fake_fini(struct port *p);
 

@@ -1,7 +1,8 @@
 /*
  * The worker end to end on in-memory ports: every verdict of the forwarding
  * path (forward, ICMP errors, drops by reason, ARP hold and resolution, ECMP,
- * MTU, TX full, rate limit) and the accounting rule
+ * MTU, GSO super-packets and checksum offload, TX full, rate limit) and the
+ * accounting rule
  * rx = forwarded + to-kernel + drops on every port.
  */
 #include <string.h>
@@ -206,6 +207,123 @@ static void test_errors(void)
 	dp.ports[1].mtu = 1500;
 }
 
+/*
+ * A TCP super-packet from a sender with TSO, to 10.20.0.5 with TTL 9: 20 + 20
+ * header bytes, and the checksum field holding only the pseudo-header sum.
+ */
+static uint32_t make_tso(uint8_t *f, uint16_t total, bool df)
+{
+	uint32_t len = make_frame(
+	    f, &(struct frame_opts){.dst = IP(10, 20, 0, 5), .total = total, .df = df, .ttl = 9});
+	uint8_t *ip = f + 14;
+
+	ip[9] = 6;
+	wr16(ip + 10, 0);
+	wr16(ip + 10, csum_compute(ip, 20));
+	memset(ip + 20, 0, 20);
+	ip[20 + 12] = 5 << 4;
+	for (unsigned i = 40; i < total; i++)
+		ip[i] = (uint8_t)i;
+	wr16(ip + 20 + 16,
+	     (uint16_t)~csum_fold(csum_partial_sum(ip + 12, 8, 0) + 6 + total - 20u));
+	return len;
+}
+
+/* Receive f on port 0 with the offload fields a vnet-header driver would give it. */
+static void rx_offloaded(const uint8_t *f, uint32_t len, uint8_t gso_type, uint16_t gso_size)
+{
+	struct port_queue *q = txq(0);
+	unsigned i;
+
+	port_fake_rx_add(&dp.ports[0], f, len, PKT_L2_HOST);
+	i = (q->rx_n - 1) % FAKE_FRAMES;
+	q->rx_partial[i] = 1;
+	q->rx_off[i] = (struct fake_offload){gso_type, gso_size, 14 + 20, 16};
+}
+
+static const struct pkt *last_tx_meta(unsigned port)
+{
+	return &txq(port)->tx_meta[(txq(port)->tx_n - 1) % FAKE_FRAMES];
+}
+
+static bool tcp_csum_ok(const uint8_t *ip)
+{
+	uint32_t l4 = rd16(ip + 2) - 20u;
+
+	return csum_fold(csum_partial_sum(ip + 20, l4, csum_partial_sum(ip + 12, 8, 0) + 6 + l4)) ==
+	       0;
+}
+
+/*
+ * A GSO packet meets the MTU per segment (20 + 20 + gso_size), not as a whole,
+ * where the egress takes the offload; it is never fragmented.
+ */
+static void test_gso(void)
+{
+	uint8_t f[FAKE_FRAME_SZ];
+	uint32_t len = make_tso(f, 1800, true);
+	uint64_t tx0 = txq(0)->tx_n, tx1 = txq(1)->tx_n;
+	struct port_counters c = counters(0);
+
+	dp.ports[1].tx_offload = true;
+	/* 920-byte segments fit 1000: out whole, TTL - 1, offload fields and L4 untouched. */
+	dp.ports[1].mtu = 1000;
+	rx_offloaded(f, len, PKT_GSO_TCP4, 880);
+	dp_worker_poll(&dp, 0);
+	CHECK_EQ(txq(1)->tx_n, tx1 + 1);
+	const struct pkt *m = last_tx_meta(1);
+	const uint8_t *o = last_tx(1);
+	CHECK_EQ(m->len, len);
+	CHECK(m->gso_type == PKT_GSO_TCP4 && m->gso_size == 880);
+	CHECK(m->csum_partial && m->csum_start == 34 && m->csum_offset == 16);
+	CHECK(o[14 + 8] == 8 && csum_compute(o + 14, 20) == 0);
+	CHECK(!memcmp(o + 34, f + 34, len - 34));
+	CHECK_EQ(counters(0).rx_gso_packets, c.rx_gso_packets + 1);
+	CHECK_EQ(counters(0).forwarded, c.forwarded + 1);
+
+	/* The same over a 900 MTU with DF: frag-needed with 900 (RFC 1191), no fragments. */
+	dp.ports[1].mtu = 900;
+	rx_offloaded(f, len, PKT_GSO_TCP4, 880);
+	dp_worker_poll(&dp, 0);
+	CHECK_EQ(txq(1)->tx_n, tx1 + 1);
+	CHECK_EQ(txq(0)->tx_n, tx0 + 1);
+	CHECK(last_tx(0)[14 + 20] == ICMP_DEST_UNREACH &&
+	      last_tx(0)[14 + 21] == ICMP_CODE_FRAG_NEEDED);
+	CHECK_EQ(rd16(last_tx(0) + 14 + 20 + 6), 900);
+	/* Without DF (PMTU discovery off at the sender): dropped, still never fragmented. */
+	len = make_tso(f, 1800, false);
+	rx_offloaded(f, len, PKT_GSO_TCP4, 880);
+	dp_worker_poll(&dp, 0);
+	CHECK_EQ(txq(1)->tx_n, tx1 + 1);
+	CHECK_EQ(txq(0)->tx_n, tx0 + 1);
+	CHECK_EQ(counters(0).drops[DROP_MTU_EXCEEDED], c.drops[DROP_MTU_EXCEEDED] + 2);
+	CHECK_EQ(counters(0).fragmented, c.fragmented);
+
+	/* A partial checksum without GSO stays partial for the kernel to finish. */
+	dp.ports[1].mtu = 1500;
+	len = make_tso(f, 600, true);
+	rx_offloaded(f, len, PKT_GSO_NONE, 0);
+	dp_worker_poll(&dp, 0);
+	m = last_tx_meta(1);
+	CHECK(m->csum_partial && m->csum_start == 34 && m->csum_offset == 16 && !m->gso_type);
+	CHECK_EQ(rd16(last_tx(1) + 14 + 20 + 16), rd16(f + 14 + 20 + 16));
+
+	/* An egress without the offload: the packet is one datagram of its total length. */
+	dp.ports[1].tx_offload = false;
+	len = make_tso(f, 1800, true);
+	rx_offloaded(f, len, PKT_GSO_TCP4, 880);
+	dp_worker_poll(&dp, 0);
+	CHECK_EQ(txq(0)->tx_n, tx0 + 2);
+	CHECK_EQ(rd16(last_tx(0) + 14 + 20 + 6), 1500);
+	len = make_tso(f, 1200, true);
+	rx_offloaded(f, len, PKT_GSO_TCP4, 580);
+	dp_worker_poll(&dp, 0);
+	CHECK_EQ(txq(1)->tx_n, tx1 + 3);
+	CHECK(!last_tx_meta(1)->csum_partial);
+	CHECK(tcp_csum_ok(last_tx(1) + 14)); /* completed in software */
+	CHECK_EQ(counters(0).rx_gso_packets, c.rx_gso_packets + 5);
+}
+
 static void test_malformed(void)
 {
 	uint8_t f[128];
@@ -378,6 +496,7 @@ int main(void)
 	setup();
 	test_forward();
 	test_errors();
+	test_gso();
 	test_malformed();
 	test_to_kernel();
 	test_arp_hold();

@@ -1,0 +1,107 @@
+"""Hosts with TSO/GSO and TX checksum offload left on (veth defaults).
+
+What a reader learns here: a host's TCP stack hands its veth super-packets of
+up to 64 KiB with partial checksums, and cellgated receives them as such.
+Through PACKET_VNET_HDR it forwards each one whole, TTL decremented once, and
+the kernel segments it on the way out; so "forwarded" counts super-packets,
+far fewer than the segments the receiver gets.  The MTU still applies per
+segment: a smaller egress MTU sends frag-needed back (RFC 1191), the sender
+shrinks its segments, and the flow goes on as super-packets.
+"""
+
+import json
+import subprocess
+
+import pytest
+
+import lab
+
+MSS = 1448  # 1500 - 20 - 20 - 12 bytes of TCP timestamps
+SMALL_MTU = 1280
+
+
+@pytest.fixture(scope="module")
+def topo_options():
+    # h1 - r - h3 goes through an egress MTU of 1280; h1 - r - h2 does not.
+    return {"offloads": True, "mtu": {"r-h3": SMALL_MTU}}
+
+
+def port(router, name, stats=None):
+    return router.port(stats or router.stats(), name)
+
+
+def delta(before, after, key):
+    if key in after.get("drops", {}):
+        return after["drops"][key] - before["drops"][key]
+    return after[key] - before[key]
+
+
+def iperf3(topo, dst, port_no, seconds=3):
+    """TCP h1 -> dst for `seconds`; the parsed iperf3 JSON result."""
+    host = "h2" if dst.startswith("10.0.2.") else "h3"
+    srv = topo.popen(host, ["iperf3", "-s", "-1", "-p", str(port_no)],
+                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        assert lab.wait_for(lambda: ":%d" % port_no in topo.exec(
+            host, ["ss", "-ltnH"]).stdout, timeout=5), "no iperf3 server"
+        p = topo.exec("h1", ["iperf3", "-c", dst, "-p", str(port_no), "-t",
+                             str(seconds), "-J", "--connect-timeout", "3000"],
+                      timeout=30)
+        assert p.returncode == 0, p.stdout[-2000:] + p.stderr
+        return json.loads(p.stdout)
+    finally:
+        srv.kill()
+        srv.wait(timeout=5)
+
+
+def assert_accounting(router):
+    ok = lab.wait_for(lambda: not lab.accounting_errors(router.stats()),
+                      timeout=6, interval=0.25)
+    assert ok, "\n".join(lab.accounting_errors(router.stats()))
+
+
+def test_host_offloads_on(topo, router):
+    k = topo.exec("h1", ["ethtool", "-k", "h1-r"], check=True).stdout
+    assert "tcp-segmentation-offload: on" in k, k
+    assert "tx-checksumming: on" in k, k
+
+
+def test_iperf3_super_packets(topo, router):
+    """Far fewer packets forwarded than segments delivered, none dropped."""
+    before = port(router, "eth0")
+    res = iperf3(topo, "10.0.2.2", 5301)
+    after = port(router, "eth0")
+    got = res["end"]["sum_received"]["bytes"]
+    bps = res["end"]["sum_received"]["bits_per_second"]
+    segments = got // MSS  # at least this many MSS-sized segments reached h2
+    fwd = delta(before, after, "forwarded")
+    gso = delta(before, after, "rx-gso-packets")
+    assert got > 10_000_000, res["end"]
+    assert gso > 0, after
+    assert fwd * 4 < segments, (fwd, segments)
+    assert delta(before, after, "mtu-exceeded") == 0
+    assert delta(before, after, "fragmented") == 0
+    assert_accounting(router)
+    print("iperf3 h1->h2 with offloads: %.1f Mbit/s, %d forwarded on eth0 "
+          "(%d GSO) for >= %d segments" % (bps / 1e6, fwd, gso, segments))
+
+
+def test_iperf3_pmtud_per_segment(topo, router):
+    """Segments of 1448 bytes do not fit r-h3's 1280: frag-needed, then the
+    sender's smaller segments cross as super-packets again."""
+    dst = "10.0.3.2"
+    before = port(router, "eth0")
+    res = iperf3(topo, dst, 5302)
+    after = port(router, "eth0")
+    got = res["end"]["sum_received"]["bytes"]
+    assert got > 1_000_000, res["end"]
+    assert delta(before, after, "mtu-exceeded") >= 1
+    assert delta(before, after, "icmp-out") >= 1
+    assert delta(before, after, "fragmented") == 0
+    assert delta(before, after, "rx-gso-packets") > 0
+    route = topo.exec("h1", ["ip", "route", "get", dst], check=True).stdout
+    assert " mtu %d" % SMALL_MTU in route, route
+    assert_accounting(router)
+    print("iperf3 h1->h3 over MTU %d with offloads: %.1f Mbit/s, %d mtu drops" % (
+        SMALL_MTU, res["end"]["sum_received"]["bits_per_second"] / 1e6,
+        delta(before, after, "mtu-exceeded")))
