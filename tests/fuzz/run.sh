@@ -13,7 +13,7 @@ command -v "$CC" >/dev/null || { echo "fuzz: $CC not found (apt-get install clan
 
 FLAGS="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	-I$ROOT -I$ROOT/datapath $(pkg-config --cflags liburcu-qsbr)"
-DATAPATH="$ROOT/datapath/port.c $ROOT/datapath/port_afpacket.c $ROOT/datapath/log.c \
+DATAPATH="$ROOT/datapath/port.c $ROOT/datapath/port_afpacket.c $ROOT/datapath/port_afpacket_io.c $ROOT/datapath/log.c \
 	$ROOT/datapath/ip4.c $ROOT/datapath/ip4_frag.c $ROOT/datapath/icmp.c $ROOT/datapath/arp.c \
 	$ROOT/datapath/dataplane.c $ROOT/datapath/worker.c $ROOT/datapath/worker_fwd.c \
 	$ROOT/datapath/worker_hold.c $ROOT/datapath/fib/fib4.c $ROOT/datapath/fib/fib4_index.c"
