@@ -262,7 +262,7 @@ static void test_full_values(const char *dir)
 	if (cfg.nports != 3 || cfg.ports[0].addrs[0].addr != 0x0a000101 ||
 	    cfg.ports[0].addrs[0].plen != 24)
 		fail("good-full values: eth0 address not 10.0.1.1/24 in host order");
-	if (cfg.ports[1].settings.rx_ring_frames != 4096 || !cfg.ports[1].settings.qdisc_bypass)
+	if (cfg.ports[1].settings.rx_ring_frames != 32768 || !cfg.ports[1].settings.qdisc_bypass)
 		fail("good-full values: eth1 defaults missing");
 	if (cfg_port_index(&cfg, "eth2") != 2 || cfg_port_index(&cfg, "eth9") != -1)
 		fail("good-full values: cfg_port_index");
