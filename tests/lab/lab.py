@@ -321,6 +321,18 @@ def wait_for(pred, timeout, interval=0.1):
         time.sleep(interval)
 
 
+def port_of(daemon, name, stats=None):
+    """The counters of port `name` (a fresh stats dump unless one is given)."""
+    return daemon.port(stats or daemon.stats(), name)
+
+
+def counter_delta(before, after, key):
+    """Change of a port counter, or of a drop reason, between two port dicts."""
+    if key in after.get("drops", {}):
+        return after["drops"][key] - before["drops"][key]
+    return after[key] - before[key]
+
+
 def accounting_errors(stats):
     """Ports of a stats.json breaking rx == forwarded + to-kernel + drops."""
     bad = []

@@ -38,14 +38,10 @@ def config(**system):
     return lab.default_config(extra_system=sysleaves, **kw)
 
 
-def port(d, name, stats=None):
-    return d.port(stats or d.stats(), name)
+port = lab.port_of
 
 
-def delta(before, after, key):
-    if key in after["drops"]:
-        return after["drops"][key] - before["drops"][key]
-    return after[key] - before[key]
+delta = lab.counter_delta
 
 
 def warm(topo, dst="10.0.2.2"):

@@ -37,14 +37,10 @@ def ping(topo, host, dst, count=3, extra=(), timeout=None):
     return topo.exec(host, cmd, timeout=timeout or count + 10)
 
 
-def port(router, name, stats=None):
-    return router.port(stats or router.stats(), name)
+port = lab.port_of
 
 
-def delta(before, after, key):
-    if key in after.get("drops", {}):
-        return after["drops"][key] - before["drops"][key]
-    return after[key] - before[key]
+delta = lab.counter_delta
 
 
 def send_malformed(topo, kinds, count, interval=0.0):
@@ -276,15 +272,7 @@ def test_accounting_invariant(topo, router):
               timeout=10)
     time.sleep(1.0)
     s = router.stats()
-    bad = []
-    for p in s["ports"]:
-        drops_sum = sum(p["drops"].values())
-        total = p["forwarded"] + p["to-kernel"] + p["drops-total"]
-        if p["rx-packets"] != total or p["drops-total"] != drops_sum:
-            bad.append("%s: rx %d != fwd %d + kernel %d + drops %d "
-                       "(sum of reasons %d)" %
-                       (p["name"], p["rx-packets"], p["forwarded"],
-                        p["to-kernel"], p["drops-total"], drops_sum))
+    bad = lab.accounting_errors(s)
     assert not bad, "\n".join(bad)
     eth0 = port(router, "eth0", s)
     assert eth0["rx-packets"] > 0 and eth0["drops-total"] > 0, eth0

@@ -31,14 +31,10 @@ def config(**system):
         extra_system={k.replace("_", "-"): v for k, v in system.items()})
 
 
-def port(d, name, stats=None):
-    return d.port(stats or d.stats(), name)
+port = lab.port_of
 
 
-def delta(before, after, key):
-    if key in after["drops"]:
-        return after["drops"][key] - before["drops"][key]
-    return after[key] - before[key]
+delta = lab.counter_delta
 
 
 def neighbor(stats, address):

@@ -26,14 +26,10 @@ def topo_options():
     return {"offloads": True, "mtu": {"r-h3": SMALL_MTU}}
 
 
-def port(router, name, stats=None):
-    return router.port(stats or router.stats(), name)
+port = lab.port_of
 
 
-def delta(before, after, key):
-    if key in after.get("drops", {}):
-        return after["drops"][key] - before["drops"][key]
-    return after[key] - before[key]
+delta = lab.counter_delta
 
 
 def iperf3(topo, dst, port_no, seconds=3):
