@@ -121,13 +121,15 @@ static int ports_open(struct dataplane *dp, const struct cfg *cfg)
 	for (unsigned i = 0; i < cfg->nports; i++) {
 		struct port *pt = &dp->ports[i];
 		int err = port_setup(dp, cfg, i);
-		if (err)
-			return err;
-		for (unsigned q = 0; q < cfg->workers; q++) {
+		for (unsigned q = 0; !err && q < cfg->workers; q++) {
 			err = pt->ops->queue_open(pt, q, cfg->workers, &pt->queues[q]);
-			if (err)
-				return err;
-			pt->nqueues = q + 1;
+			if (!err)
+				pt->nqueues = q + 1;
+		}
+		if (err) {
+			log_warnx("port %s (netdev %s): cannot be opened, see above", cfg->ports[i].name,
+				  cfg->ports[i].netdev);
+			return err;
 		}
 		log_info("port %s: %s on %s (ifindex %d, mtu %u), %u queue(s)", pt->name,
 			 pt->ops->driver, pt->netdev, pt->ifindex, pt->mtu, pt->nqueues);
@@ -247,6 +249,8 @@ static int run(struct options *o, struct cfg *cfg)
 stop:
 	dp_workers_stop(&dp);
 out:
+	if (rc != 0)
+		log_warnx("cellgated: startup failed, exiting");
 	ports_close(&dp);
 	neigh_free(ctl.neigh);
 	rib_free(ctl.rib);

@@ -70,9 +70,11 @@ static const char *netdev_label(int ifindex, char buf[IF_NAMESIZE + 16])
 static int netdev_fail(const char *dev, const char *action, int err, const char *ext)
 {
 	bool has_ext = ext && ext[0];
+	/* Changing links, addresses and offloads is CAP_NET_ADMIN's business. */
+	const char *hint = err == EPERM || err == EACCES ? " (need CAP_NET_ADMIN)" : "";
 
-	log_warnx("netdev %s: %s: %s%s%s%s", dev, action, strerror(err),
-	          has_ext ? " (kernel: " : "", has_ext ? ext : "", has_ext ? ")" : "");
+	log_warnx("netdev %s: %s: %s%s%s%s%s", dev, action, strerror(err),
+	          has_ext ? " (kernel: " : "", has_ext ? ext : "", has_ext ? ")" : "", hint);
 	return -err;
 }
 

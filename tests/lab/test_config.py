@@ -6,8 +6,11 @@ Needs no namespaces: check mode must not touch any netdev.
 import copy
 import json
 import os
+import pathlib
 import re
+import shutil
 import subprocess
+import tempfile
 
 import pytest
 
@@ -86,3 +89,63 @@ def test_version(cellgated_bin):
                        text=True, timeout=10)
     assert p.returncode == 0, p.stderr
     assert m and m.group(1) in p.stdout + p.stderr
+
+
+def _start_fails(binary, tmp_path, cfg, ns, user=None):
+    """Run the daemon in the foreground in netns `ns`; it must exit 1."""
+    # pytest's tmp_path is private to root; the unprivileged run must read it.
+    tmp_path = pathlib.Path(tempfile.mkdtemp(prefix="cgcfg", dir="/tmp"))
+    os.chmod(tmp_path, 0o755)
+    path = tmp_path / "start.json"
+    path.write_text(json.dumps(cfg))
+    os.chmod(path, 0o644)
+    run = tmp_path / "run"
+    run.mkdir(exist_ok=True)
+    os.chmod(run, 0o777)
+    # The checkout may sit where an unprivileged user cannot reach it: run a
+    # copy of the binary and the YANG module from the readable temp dir.
+    shutil.copy(binary, tmp_path / "cellgated")
+    shutil.copy(os.path.join(lab.REPO, "mgmt", "yang", "cellgate.yang"),
+                tmp_path / "cellgate.yang")
+    cmd = ["ip", "netns", "exec", ns]
+    if user:
+        cmd += ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                "--inh-caps=-all"]
+    cmd += [str(tmp_path / "cellgated"), "-d", "-f", str(path), "-r", str(run),
+            "-y", str(tmp_path)]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=20)
+    try:
+        assert p.returncode == 1, p.stdout + p.stderr
+        assert not (run / "cellgated.pid").exists()
+    finally:
+        shutil.rmtree(tmp_path, ignore_errors=True)
+    return p.stderr
+
+
+@pytest.fixture
+def scratch_ns():
+    name = "cgcfg%d" % os.getpid()
+    subprocess.run(["ip", "netns", "add", name], check=True, timeout=10)
+    try:
+        subprocess.run(["ip", "-n", name, "link", "add", "a0", "type", "veth",
+                        "peer", "name", "a1"], check=True, timeout=10)
+        yield name
+    finally:
+        subprocess.run(["ip", "netns", "del", name], timeout=10)
+
+
+def test_missing_netdev_names_port_and_device(cellgated_bin, tmp_path,
+                                              scratch_ns):
+    cfg = {"cellgate:cellgate": {"port": [
+        {"name": "uplink", "driver": "afpacket", "netdev": "nosuchdev0"}]}}
+    err = _start_fails(cellgated_bin, tmp_path, cfg, scratch_ns)
+    assert "nosuchdev0" in err and "No such device" in err, err
+    assert "port uplink" in err and "startup failed" in err, err
+
+
+def test_without_privileges_says_which_capability(cellgated_bin, tmp_path,
+                                                  scratch_ns):
+    cfg = {"cellgate:cellgate": {"port": [
+        {"name": "uplink", "driver": "afpacket", "netdev": "a0"}]}}
+    err = _start_fails(cellgated_bin, tmp_path, cfg, scratch_ns, user=True)
+    assert "Operation not permitted" in err and "need CAP_NET_" in err, err
