@@ -13,8 +13,8 @@
 
 #include "datapath/port.h"
 
-#define CFG_ADDR_MAX 16     /* IPv4 addresses per port */
-#define CFG_ECMP_MAX 16     /* next hops per static route */
+#define CFG_ADDR_MAX 16 /* IPv4 addresses per port */
+#define CFG_ECMP_MAX 16 /* next hops per static route */
 
 struct cfg_addr4 {
 	uint32_t addr;
@@ -23,7 +23,7 @@ struct cfg_addr4 {
 
 struct cfg_port {
 	char name[PORT_NAME_MAX];
-	char driver[16];          /* "afpacket" */
+	char driver[16]; /* "afpacket" */
 	char netdev[IF_NAMESIZE];
 	struct port_settings settings;
 	unsigned naddrs;
@@ -37,9 +37,9 @@ enum cfg_route_action {
 };
 
 struct cfg_nexthop {
-	uint32_t gateway;            /* 0 = on-link (interface route) */
-	char port[PORT_NAME_MAX];    /* "" = resolve through the connected routes */
-	uint8_t weight;              /* 1..255, default 1 */
+	uint32_t gateway;         /* 0 = on-link (interface route) */
+	char port[PORT_NAME_MAX]; /* "" = resolve through the connected routes */
+	uint8_t weight;           /* 1..255, default 1 */
 };
 
 struct cfg_route {
@@ -52,7 +52,7 @@ struct cfg_route {
 };
 
 struct cfg {
-	unsigned workers;            /* datapath threads, default 1 */
+	unsigned workers; /* datapath threads, default 1 */
 	unsigned nworker_cpus;
 	int worker_cpus[WORKER_MAX]; /* CPU per worker; none given = automatic */
 	uint32_t icmp_rate;          /* ICMP errors per second per worker, default 100 */
@@ -65,7 +65,7 @@ struct cfg {
 	struct cfg_port ports[PORT_MAX];
 
 	unsigned nroutes;
-	struct cfg_route *routes;    /* heap array of nroutes */
+	struct cfg_route *routes; /* heap array of nroutes */
 };
 
 /*
@@ -73,12 +73,10 @@ struct cfg {
  * errno and writes a message naming the file, the data path and the reason
  * into errbuf. The yang search dir is where cellgate.yang lives.
  */
-int cfg_load(const char *path, const char *yang_dir, struct cfg *out, char *errbuf,
-	     size_t errlen);
+int cfg_load(const char *path, const char *yang_dir, struct cfg *out, char *errbuf, size_t errlen);
 
 /* The same from a JSON string (tests, later RESTCONF bodies). */
-int cfg_parse(const char *json, const char *yang_dir, struct cfg *out, char *errbuf,
-	      size_t errlen);
+int cfg_parse(const char *json, const char *yang_dir, struct cfg *out, char *errbuf, size_t errlen);
 
 /* Print the configuration back, normalised (defaults filled, sorted), as RFC 7951 JSON. */
 int cfg_print(const struct cfg *cfg, FILE *out);

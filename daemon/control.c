@@ -48,7 +48,8 @@ static void control_ring_drops(struct control *ctl)
 	}
 }
 
-/* Freed next hops, groups and tbl8 groups are reused only after every worker passed a quiescent state. */
+/* Freed next hops, groups and tbl8 groups are reused only after every worker passed a quiescent
+ * state. */
 static void control_reclaim(struct control *ctl)
 {
 	if (!rib_reclaim_pending(ctl->rib)) {

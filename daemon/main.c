@@ -35,39 +35,57 @@ struct options {
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: cellgated [-dnv] [-f config] [-r rundir] [-y yangdir]\n"
-		"  -f FILE   startup configuration, RFC 7951 JSON (default %s)\n"
-		"  -n        check the configuration, print it normalised, exit 0/1\n"
-		"  -d        stay in the foreground and log to stderr\n"
-		"  -r DIR    runtime directory: pid file, stats.json (default %s)\n"
-		"  -y DIR    directory holding cellgate.yang (default %s)\n"
-		"  -v        more verbose logging\n"
-		"  --version print the version and exit\n",
-		DEFAULT_CONFIG, DEFAULT_RUNDIR, YANG_DIR);
+	        "usage: cellgated [-dnv] [-f config] [-r rundir] [-y yangdir]\n"
+	        "  -f FILE   startup configuration, RFC 7951 JSON (default %s)\n"
+	        "  -n        check the configuration, print it normalised, exit 0/1\n"
+	        "  -d        stay in the foreground and log to stderr\n"
+	        "  -r DIR    runtime directory: pid file, stats.json (default %s)\n"
+	        "  -y DIR    directory holding cellgate.yang (default %s)\n"
+	        "  -v        more verbose logging\n"
+	        "  --version print the version and exit\n",
+	        DEFAULT_CONFIG, DEFAULT_RUNDIR, YANG_DIR);
 }
 
 static void parse_options(int argc, char **argv, struct options *o)
 {
 	static const struct option longopts[] = {
-		{"version", no_argument, NULL, 'V'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"version", no_argument, NULL, 'V'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	int ch;
 
-	*o = (struct options){.config = DEFAULT_CONFIG, .rundir = DEFAULT_RUNDIR,
-			      .yang_dir = YANG_DIR};
+	*o = (struct options){
+	    .config = DEFAULT_CONFIG, .rundir = DEFAULT_RUNDIR, .yang_dir = YANG_DIR};
 	while ((ch = getopt_long(argc, argv, "df:hnr:vy:", longopts, NULL)) != -1) {
 		switch (ch) {
-		case 'd': o->foreground = true; break;
-		case 'f': o->config = optarg; break;
-		case 'n': o->check_only = true; break;
-		case 'r': o->rundir = optarg; break;
-		case 'v': o->verbose++; break;
-		case 'y': o->yang_dir = optarg; break;
-		case 'V': printf("cellgated %s\n", PACKAGE_VERSION); exit(0);
-		case 'h': usage(stdout); exit(0);
-		default: usage(stderr); exit(1);
+		case 'd':
+			o->foreground = true;
+			break;
+		case 'f':
+			o->config = optarg;
+			break;
+		case 'n':
+			o->check_only = true;
+			break;
+		case 'r':
+			o->rundir = optarg;
+			break;
+		case 'v':
+			o->verbose++;
+			break;
+		case 'y':
+			o->yang_dir = optarg;
+			break;
+		case 'V':
+			printf("cellgated %s\n", PACKAGE_VERSION);
+			exit(0);
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			exit(1);
 		}
 	}
 	if (optind != argc) {
@@ -110,7 +128,8 @@ static int port_setup(struct dataplane *dp, const struct cfg *cfg, unsigned i)
 		return err;
 	netdev_gro_off(cp->netdev); /* best effort: logged inside */
 	for (unsigned a = 0; a < cp->naddrs; a++)
-		if ((err = netdev_addr4_add(pt->ifindex, cp->addrs[a].addr, cp->addrs[a].plen)) != 0)
+		if ((err = netdev_addr4_add(pt->ifindex, cp->addrs[a].addr, cp->addrs[a].plen)) !=
+		    0)
 			return err;
 	return 0;
 }
@@ -127,12 +146,12 @@ static int ports_open(struct dataplane *dp, const struct cfg *cfg)
 				pt->nqueues = q + 1;
 		}
 		if (err) {
-			log_warnx("port %s (netdev %s): cannot be opened, see above", cfg->ports[i].name,
-				  cfg->ports[i].netdev);
+			log_warnx("port %s (netdev %s): cannot be opened, see above",
+			          cfg->ports[i].name, cfg->ports[i].netdev);
 			return err;
 		}
 		log_info("port %s: %s on %s (ifindex %d, mtu %u), %u queue(s)", pt->name,
-			 pt->ops->driver, pt->netdev, pt->ifindex, pt->mtu, pt->nqueues);
+		         pt->ops->driver, pt->netdev, pt->ifindex, pt->mtu, pt->nqueues);
 	}
 	return 0;
 }
@@ -216,13 +235,14 @@ static int run(struct options *o, struct cfg *cfg)
 
 	if (netdev_ip_forward_get() == 1)
 		log_warnx("net.ipv4.ip_forward is 1: the kernel will forward transit packets too; "
-			  "set it to 0 in the router's namespace");
+		          "set it to 0 in the router's namespace");
 	if (dp_init(&dp, 0) != 0)
 		fatalx("out of memory allocating the FIB");
 	dp.params = (struct dp_params){
-		.icmp_rate = cfg->icmp_rate, .icmp_burst = cfg->icmp_burst,
-		.hold_timeout_ms = (cfg->arp_retries + 1) * 1000,
-		.ip_options_forward = cfg->ip_options_forward,
+	    .icmp_rate = cfg->icmp_rate,
+	    .icmp_burst = cfg->icmp_burst,
+	    .hold_timeout_ms = (cfg->arp_retries + 1) * 1000,
+	    .ip_options_forward = cfg->ip_options_forward,
 	};
 	ctl.neigh = neigh_new(&dp, cfg);
 	ctl.rib = ctl.neigh ? rib_new(&dp, neigh_l2_seed, ctl.neigh) : NULL;
@@ -243,7 +263,7 @@ static int run(struct options *o, struct cfg *cfg)
 	if (pidfile_write(o->rundir) != 0)
 		goto stop;
 	log_info("cellgated %s running: %u port(s), %u worker(s)", PACKAGE_VERSION, dp.nports,
-		 dp.nworkers);
+	         dp.nworkers);
 	rc = control_run(&ctl) == 0 ? 0 : 1;
 	pidfile_remove(o->rundir);
 stop:

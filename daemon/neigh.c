@@ -11,8 +11,8 @@
 #include "datapath/log.h"
 #include "neigh.h"
 
-#define NEIGH_BUCKETS 4096
-#define NEIGH_RETRY_MS 1000
+#define NEIGH_BUCKETS        4096
+#define NEIGH_RETRY_MS       1000
 #define NEIGH_FAILED_HOLD_MS 10000 /* a failed host is retried after this */
 
 struct neigh_entry {
@@ -21,8 +21,8 @@ struct neigh_entry {
 	uint8_t mac[6];
 	enum neigh_state state;
 	unsigned tries;
-	uint64_t next_ms;       /* when the timer next acts on this entry */
-	bool host_route;        /* we installed a /32 for it (connected host) */
+	uint64_t next_ms; /* when the timer next acts on this entry */
+	bool host_route;  /* we installed a /32 for it (connected host) */
 	struct neigh_entry *next;
 };
 
@@ -123,13 +123,13 @@ static void neigh_send(struct neigh_table *nt, struct neigh_entry *e, bool unica
 	struct port *pt = &nt->dp->ports[e->port];
 	uint8_t frame[ARP_FRAME_LEN];
 	struct sockaddr_ll sll = {
-		.sll_family = AF_PACKET,
-		.sll_ifindex = pt->ifindex,
-		.sll_protocol = htons(ETH_P_ARP),
-		.sll_halen = 6,
+	    .sll_family = AF_PACKET,
+	    .sll_ifindex = pt->ifindex,
+	    .sll_protocol = htons(ETH_P_ARP),
+	    .sll_halen = 6,
 	};
 	uint32_t len = arp_request_build(frame, pt->mac, neigh_source_ip(nt, e->port, e->ip), e->ip,
-					 unicast ? e->mac : NULL);
+	                                 unicast ? e->mac : NULL);
 
 	memcpy(sll.sll_addr, frame, 6);
 	if (sendto(nt->fd[e->port], frame, len, 0, (struct sockaddr *)&sll, sizeof(sll)) < 0) {
@@ -245,7 +245,7 @@ static bool neigh_is_glean_host(const struct neigh_table *nt, struct neigh_entry
 }
 
 void neigh_seen(struct neigh_table *nt, uint16_t port, uint32_t ip, const uint8_t mac[6],
-		uint64_t now_ms)
+                uint64_t now_ms)
 {
 	struct neigh_entry *e;
 
@@ -276,7 +276,7 @@ static void neigh_fail(struct neigh_table *nt, struct neigh_entry *e, uint64_t n
 
 	nt->ctr.resolve_failed++;
 	log_info("port %s: neighbour %s did not answer %u ARP requests",
-		 nt->dp->ports[e->port].name, ip_str(e->ip, b), e->tries);
+	         nt->dp->ports[e->port].name, ip_str(e->ip, b), e->tries);
 	e->state = NEIGH_FAILED;
 	e->next_ms = now_ms + NEIGH_FAILED_HOLD_MS;
 	neigh_publish(nt, e);
@@ -341,10 +341,11 @@ void neigh_dump_json(const struct neigh_table *nt, FILE *out)
 		for (const struct neigh_entry *e = nt->bucket[b]; e; e = e->next) {
 			char ip[INET_ADDRSTRLEN];
 			fprintf(out,
-				"%s{\"port\":\"%s\",\"address\":\"%s\",\"mac\":\"%02x:%02x:%02x:%02x:%02x:%02x\",\"state\":\"%s\"}",
-				first ? "" : ",", nt->dp->ports[e->port].name, ip_str(e->ip, ip),
-				e->mac[0], e->mac[1], e->mac[2], e->mac[3], e->mac[4], e->mac[5],
-				st[e->state]);
+			        "%s{\"port\":\"%s\",\"address\":\"%s\",\"mac\":\"%02x:%02x:%02x:%"
+			        "02x:%02x:%02x\",\"state\":\"%s\"}",
+			        first ? "" : ",", nt->dp->ports[e->port].name, ip_str(e->ip, ip),
+			        e->mac[0], e->mac[1], e->mac[2], e->mac[3], e->mac[4], e->mac[5],
+			        st[e->state]);
 			first = false;
 		}
 	}

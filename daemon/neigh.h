@@ -19,8 +19,8 @@ struct neigh_table;
 
 struct neigh_counters {
 	uint64_t requests_sent;
-	uint64_t replies_learned;  /* ARP frames that resolved or refreshed an entry */
-	uint64_t resolve_failed;   /* entries that ran out of retries */
+	uint64_t replies_learned; /* ARP frames that resolved or refreshed an entry */
+	uint64_t resolve_failed;  /* entries that ran out of retries */
 	uint64_t send_errors;
 	uint64_t entries;
 };
@@ -37,7 +37,7 @@ uint64_t neigh_l2_seed(void *nt, uint16_t port, uint32_t ip);
 
 void neigh_resolve(struct neigh_table *nt, uint16_t port, uint32_t ip, uint64_t now_ms);
 void neigh_seen(struct neigh_table *nt, uint16_t port, uint32_t ip, const uint8_t mac[6],
-		uint64_t now_ms);
+                uint64_t now_ms);
 /* Retries, aging, probes. Call every ~100 ms. */
 void neigh_timer(struct neigh_table *nt, uint64_t now_ms);
 

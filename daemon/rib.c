@@ -7,8 +7,8 @@
 #include "rib_priv.h"
 
 static const char *const source_names[RIB_SRC__MAX] = {
-	[RIB_SRC_LOCAL] = "local",   [RIB_SRC_CONNECTED] = "connected", [RIB_SRC_FRR] = "frr",
-	[RIB_SRC_STATIC] = "static", [RIB_SRC_NEIGH] = "neighbor",
+    [RIB_SRC_LOCAL] = "local",   [RIB_SRC_CONNECTED] = "connected", [RIB_SRC_FRR] = "frr",
+    [RIB_SRC_STATIC] = "static", [RIB_SRC_NEIGH] = "neighbor",
 };
 
 const char *rib_source_name(enum rib_source s)
@@ -128,7 +128,7 @@ static int rib_gateway_port(const struct rib *rib, uint32_t gw)
 }
 
 static uint32_t rib_group_build(struct rib *rib, enum nh_type type, const struct rib_path *paths,
-				unsigned n, const char *what)
+                                unsigned n, const char *what)
 {
 	uint32_t nh[NHG_PATHS_MAX];
 	uint8_t w[NHG_PATHS_MAX];
@@ -145,8 +145,9 @@ static uint32_t rib_group_build(struct rib *rib, enum nh_type type, const struct
 			port = rib_gateway_port(rib, gw);
 		if (port < 0) {
 			char b[32];
-			log_warnx("route %s: next hop %s is not on a connected subnet: path skipped",
-				  what, pfx_str(gw, 32, b, sizeof(b)));
+			log_warnx(
+			    "route %s: next hop %s is not on a connected subnet: path skipped",
+			    what, pfx_str(gw, 32, b, sizeof(b)));
 			continue;
 		}
 		uint32_t id = rib_nh_ref(rib, type, (uint16_t)port, gw);
@@ -203,7 +204,7 @@ static int rib_program(struct rib *rib, struct rib_route *r, const char *what)
 }
 
 int rib_route_set(struct rib *rib, uint32_t prefix, uint8_t len, enum rib_source source,
-		  enum nh_type type, const struct rib_path *paths, unsigned npaths)
+                  enum nh_type type, const struct rib_path *paths, unsigned npaths)
 {
 	char what[48];
 

@@ -25,9 +25,9 @@ enum rib_source {
 };
 
 struct rib_path {
-	uint32_t gw;      /* 0 = on-link */
-	int port;         /* port id, or -1 = find it from the connected subnets */
-	uint8_t weight;   /* 1..255 */
+	uint32_t gw;    /* 0 = on-link */
+	int port;       /* port id, or -1 = find it from the connected subnets */
+	uint8_t weight; /* 1..255 */
 };
 
 struct rib;
@@ -45,7 +45,7 @@ void rib_free(struct rib *rib);
  * Replaces what that source had. 0 or negative errno (logged with the prefix).
  */
 int rib_route_set(struct rib *rib, uint32_t prefix, uint8_t len, enum rib_source source,
-		  enum nh_type type, const struct rib_path *paths, unsigned npaths);
+                  enum nh_type type, const struct rib_path *paths, unsigned npaths);
 int rib_route_del(struct rib *rib, uint32_t prefix, uint8_t len, enum rib_source source);
 
 /* The source whose route is installed for prefix/len, or -1. */
@@ -69,7 +69,7 @@ struct rib_counts {
 	uint64_t routes[RIB_SRC__MAX]; /* per source, installed or not */
 	uint64_t fib_routes;
 	uint64_t nexthops, nhgroups;
-	uint64_t errors;               /* routes that could not be programmed */
+	uint64_t errors; /* routes that could not be programmed */
 };
 void rib_get_counts(const struct rib *rib, struct rib_counts *out);
 

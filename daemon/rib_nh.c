@@ -142,7 +142,7 @@ static void nhg_fill_slots(struct nhg *g, const uint32_t *nh, const uint8_t *w, 
  * created). 0 when full.
  */
 uint32_t rib_nhg_ref(struct rib *rib, const uint32_t *nh, const uint8_t *w, unsigned n,
-		     bool *created)
+                     bool *created)
 {
 	uint32_t h = nhg_hash(nh, w, n);
 	uint32_t b = h % NHG_BUCKETS;

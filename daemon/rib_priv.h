@@ -4,8 +4,8 @@
 #include "config.h"
 #include "rib.h"
 
-#define NH_BUCKETS 16384
-#define NHG_BUCKETS 16384
+#define NH_BUCKETS    16384
+#define NHG_BUCKETS   16384
 #define NHG_PATHS_MAX 16
 
 struct id_pool {
@@ -61,7 +61,7 @@ uint32_t rib_nh_find(const struct rib *rib, enum nh_type type, uint16_t port, ui
 uint32_t rib_nh_ref(struct rib *rib, enum nh_type type, uint16_t port, uint32_t gw);
 void rib_nh_unref(struct rib *rib, uint32_t id);
 uint32_t rib_nhg_ref(struct rib *rib, const uint32_t *nh, const uint8_t *w, unsigned n,
-		     bool *created);
+                     bool *created);
 void rib_nhg_unref(struct rib *rib, uint32_t id);
 
 #endif

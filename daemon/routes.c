@@ -15,14 +15,17 @@ static unsigned routes_connected(struct rib *rib, const struct cfg *cfg)
 			uint8_t len = cp->addrs[i].plen;
 			uint32_t mask = len ? 0xffffffffu << (32 - len) : 0;
 
-			/* Our own address: the kernel answers for it (ICMP echo, ARP, routing protocols). */
+			/* Our own address: the kernel answers for it (ICMP echo, ARP, routing
+			 * protocols). */
 			failed += rib_route_set(rib, a, 32, RIB_SRC_LOCAL, NH_LOCAL, NULL, 0) != 0;
 			if (len >= 31) /* RFC 3021: /31 and /32 have no broadcast */
 				continue;
 			failed += rib_route_set(rib, a & mask, len, RIB_SRC_CONNECTED, NH_GLEAN,
-						&on_port, 1) != 0;
-			/* Directed broadcast is not forwarded by default (RFC 2644): the host takes it. */
-			failed += rib_route_set(rib, a | ~mask, 32, RIB_SRC_LOCAL, NH_LOCAL, NULL, 0) != 0;
+			                        &on_port, 1) != 0;
+			/* Directed broadcast is not forwarded by default (RFC 2644): the host takes
+			 * it. */
+			failed += rib_route_set(rib, a | ~mask, 32, RIB_SRC_LOCAL, NH_LOCAL, NULL,
+			                        0) != 0;
 		}
 	}
 	return failed;
@@ -34,9 +37,11 @@ static int route_static_one(struct rib *rib, const struct cfg *cfg, const struct
 
 	switch (r->action) {
 	case CFG_ROUTE_BLACKHOLE:
-		return rib_route_set(rib, r->prefix, r->plen, RIB_SRC_STATIC, NH_BLACKHOLE, NULL, 0);
+		return rib_route_set(rib, r->prefix, r->plen, RIB_SRC_STATIC, NH_BLACKHOLE, NULL,
+		                     0);
 	case CFG_ROUTE_UNREACHABLE:
-		return rib_route_set(rib, r->prefix, r->plen, RIB_SRC_STATIC, NH_UNREACHABLE, NULL, 0);
+		return rib_route_set(rib, r->prefix, r->plen, RIB_SRC_STATIC, NH_UNREACHABLE, NULL,
+		                     0);
 	default:
 		break;
 	}
@@ -56,9 +61,9 @@ static int route_static_one(struct rib *rib, const struct cfg *cfg, const struct
 	for (unsigned i = 0; i < r->nnexthops; i++)
 		if (paths[i].gw == 0)
 			return rib_route_set(rib, r->prefix, r->plen, RIB_SRC_STATIC, NH_GLEAN,
-					     &paths[i], 1);
+			                     &paths[i], 1);
 	return rib_route_set(rib, r->prefix, r->plen, RIB_SRC_STATIC, NH_GATEWAY, paths,
-			     r->nnexthops);
+	                     r->nnexthops);
 }
 
 int routes_apply_config(struct rib *rib, const struct cfg *cfg)

@@ -12,14 +12,14 @@ static void port_json(FILE *out, const struct port *pt, const struct stats_port 
 	const struct port_counters *c = &sp->c;
 
 	fprintf(out,
-		"{\"name\":\"%s\",\"netdev\":\"%s\",\"rx-packets\":%lu,\"rx-octets\":%lu,"
-		"\"tx-packets\":%lu,\"tx-octets\":%lu,\"forwarded\":%lu,\"to-kernel\":%lu,"
-		"\"icmp-out\":%lu,\"icmp-ratelimited\":%lu,\"fragmented\":%lu,"
-		"\"fragments-out\":%lu,\"rx-gso-packets\":%lu,\"rx-ring-drops\":%lu,"
-		"\"drops-total\":%lu,\"drops\":{",
-		pt->name, pt->netdev, c->rx_packets, c->rx_octets, c->tx_packets, c->tx_octets,
-		c->forwarded, c->to_kernel, c->icmp_out, c->icmp_ratelimited, c->fragmented,
-		c->fragments_out, c->rx_gso_packets, sp->rx_ring_drops, sp->drops_total);
+	        "{\"name\":\"%s\",\"netdev\":\"%s\",\"rx-packets\":%lu,\"rx-octets\":%lu,"
+	        "\"tx-packets\":%lu,\"tx-octets\":%lu,\"forwarded\":%lu,\"to-kernel\":%lu,"
+	        "\"icmp-out\":%lu,\"icmp-ratelimited\":%lu,\"fragmented\":%lu,"
+	        "\"fragments-out\":%lu,\"rx-gso-packets\":%lu,\"rx-ring-drops\":%lu,"
+	        "\"drops-total\":%lu,\"drops\":{",
+	        pt->name, pt->netdev, c->rx_packets, c->rx_octets, c->tx_packets, c->tx_octets,
+	        c->forwarded, c->to_kernel, c->icmp_out, c->icmp_ratelimited, c->fragmented,
+	        c->fragments_out, c->rx_gso_packets, sp->rx_ring_drops, sp->drops_total);
 	for (unsigned r = 0; r < DROP__MAX; r++)
 		fprintf(out, "%s\"%s\":%lu", r ? "," : "", drop_reason_name[r], c->drops[r]);
 	fputs("}}", out);
@@ -43,20 +43,22 @@ void control_stats_json(struct control *ctl, FILE *out)
 			fputc(',', out);
 		port_json(out, &ctl->dp->ports[p], &snap.port[p]);
 	}
-	fprintf(out, "],\"fib\":{\"routes\":%lu,\"nexthops\":%lu,\"nexthop-groups\":%lu,"
-		     "\"errors\":%lu,\"by-source\":{",
-		rc.fib_routes, rc.nexthops, rc.nhgroups, rc.errors);
+	fprintf(out,
+	        "],\"fib\":{\"routes\":%lu,\"nexthops\":%lu,\"nexthop-groups\":%lu,"
+	        "\"errors\":%lu,\"by-source\":{",
+	        rc.fib_routes, rc.nexthops, rc.nhgroups, rc.errors);
 	for (int s = 0; s < RIB_SRC__MAX; s++)
 		fprintf(out, "%s\"%s\":%lu", s ? "," : "", rib_source_name(s), rc.routes[s]);
-	fprintf(out, "}},\"arp\":{\"requests-sent\":%lu,\"replies-learned\":%lu,"
-		     "\"resolve-failed\":%lu,\"send-errors\":%lu,\"entries\":%lu},\"neighbors\":",
-		nc.requests_sent, nc.replies_learned, nc.resolve_failed, nc.send_errors,
-		nc.entries);
+	fprintf(out,
+	        "}},\"arp\":{\"requests-sent\":%lu,\"replies-learned\":%lu,"
+	        "\"resolve-failed\":%lu,\"send-errors\":%lu,\"entries\":%lu},\"neighbors\":",
+	        nc.requests_sent, nc.replies_learned, nc.resolve_failed, nc.send_errors,
+	        nc.entries);
 	neigh_dump_json(ctl->neigh, out);
 	fprintf(out, ",\"events-lost\":%lu,\"workers\":[", snap.events_lost);
 	for (unsigned w = 0; w < snap.nworkers; w++)
 		fprintf(out, "%s{\"id\":%u,\"cpu\":%d,\"loops\":%lu,\"bursts\":%lu}", w ? "," : "",
-			w, ctl->worker_cpu[w], snap.worker_loops[w], snap.worker_bursts[w]);
+		        w, ctl->worker_cpu[w], snap.worker_loops[w], snap.worker_bursts[w]);
 	fputs("]}\n", out);
 }
 

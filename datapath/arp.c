@@ -21,7 +21,7 @@ bool arp_parse(const uint8_t *frame, uint32_t len, struct arp_info *out)
 }
 
 uint32_t arp_request_build(uint8_t *out, const uint8_t src_mac[6], uint32_t spa, uint32_t tpa,
-			   const uint8_t *dst_mac)
+                           const uint8_t *dst_mac)
 {
 	static const uint8_t bcast[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
 	uint8_t *a = out + 14;

@@ -5,9 +5,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define ARP_FRAME_LEN 60 /* 42 bytes padded to the Ethernet minimum */
+#define ARP_FRAME_LEN  60 /* 42 bytes padded to the Ethernet minimum */
 #define ARP_OP_REQUEST 1
-#define ARP_OP_REPLY 2
+#define ARP_OP_REPLY   2
 
 struct arp_info {
 	uint16_t op;
@@ -22,6 +22,6 @@ bool arp_parse(const uint8_t *frame, uint32_t len, struct arp_info *out);
 
 /* Build a request for `tpa` into `out` (ARP_FRAME_LEN bytes); to broadcast when dst_mac is NULL. */
 uint32_t arp_request_build(uint8_t *out, const uint8_t src_mac[6], uint32_t spa, uint32_t tpa,
-			   const uint8_t *dst_mac);
+                           const uint8_t *dst_mac);
 
 #endif

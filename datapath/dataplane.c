@@ -7,13 +7,13 @@
 
 const char *const drop_reason_name[DROP__MAX] = {
 #define X(id, name, desc) [DROP_##id] = name,
-	DROP_REASONS(X)
+    DROP_REASONS(X)
 #undef X
 };
 
 const char *const drop_reason_desc[DROP__MAX] = {
 #define X(id, name, desc) [DROP_##id] = desc,
-	DROP_REASONS(X)
+    DROP_REASONS(X)
 #undef X
 };
 
@@ -39,7 +39,7 @@ void dp_fini(struct dataplane *dp)
 }
 
 void stats_sum(const struct worker_counters *const *wc, unsigned nworkers, unsigned nports,
-	       struct stats_snapshot *snap)
+               struct stats_snapshot *snap)
 {
 	memset(snap, 0, sizeof(*snap));
 	snap->nports = nports;

@@ -16,7 +16,7 @@
 #include "stats.h"
 
 struct dp_params {
-	uint32_t icmp_rate;       /* ICMP errors per second per worker (0 = none) */
+	uint32_t icmp_rate; /* ICMP errors per second per worker (0 = none) */
 	uint32_t icmp_burst;
 	uint32_t hold_timeout_ms; /* how long a packet may wait for ARP */
 	bool ip_options_forward;

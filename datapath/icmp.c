@@ -24,8 +24,8 @@ bool icmp4_error_allowed(const uint8_t *ip, bool l2_multicast)
 }
 
 uint32_t icmp4_error_build(uint8_t *out, const uint8_t *ip, uint32_t tot_len,
-			   const uint8_t dst_mac[6], const uint8_t src_mac[6], uint32_t src_ip,
-			   uint8_t type, uint8_t code, uint16_t mtu)
+                           const uint8_t dst_mac[6], const uint8_t src_mac[6], uint32_t src_ip,
+                           uint8_t type, uint8_t code, uint16_t mtu)
 {
 	uint32_t quote = tot_len;
 

@@ -5,14 +5,15 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define ICMP_DEST_UNREACH 3
-#define ICMP_CODE_NET_UNREACH 0
+#define ICMP_DEST_UNREACH      3
+#define ICMP_CODE_NET_UNREACH  0
 #define ICMP_CODE_HOST_UNREACH 1
-#define ICMP_CODE_FRAG_NEEDED 4
-#define ICMP_TIME_EXCEEDED 11
+#define ICMP_CODE_FRAG_NEEDED  4
+#define ICMP_TIME_EXCEEDED     11
 #define ICMP_CODE_TTL_EXCEEDED 0
 
-/* Room an ICMP error frame needs: Ethernet + IP + ICMP + quoted 548 bytes (576 total, RFC 1812 4.3.2.3). */
+/* Room an ICMP error frame needs: Ethernet + IP + ICMP + quoted 548 bytes (576 total, RFC
+ * 1812 4.3.2.3). */
 #define ICMP_ERR_FRAME_MAX (14 + 576)
 
 /*
@@ -28,7 +29,7 @@ bool icmp4_error_allowed(const uint8_t *ip, bool l2_multicast);
  * next-hop MTU for code 4 (RFC 1191). Returns the frame length.
  */
 uint32_t icmp4_error_build(uint8_t *out, const uint8_t *ip, uint32_t tot_len,
-			   const uint8_t dst_mac[6], const uint8_t src_mac[6], uint32_t src_ip,
-			   uint8_t type, uint8_t code, uint16_t mtu);
+                           const uint8_t dst_mac[6], const uint8_t src_mac[6], uint32_t src_ip,
+                           uint8_t type, uint8_t code, uint16_t mtu);
 
 #endif

@@ -1,5 +1,5 @@
-#include "csum.h"
 #include "ip4.h"
+#include "csum.h"
 
 enum drop_reason ip4_validate(const uint8_t *ip, uint32_t avail, bool options_ok)
 {
@@ -12,7 +12,8 @@ enum drop_reason ip4_validate(const uint8_t *ip, uint32_t avail, bool options_ok
 	if (hlen < 20 || hlen > avail)
 		return DROP_IP_HEADER_LENGTH;
 
-	/* Ethernet pads short frames, so the frame may be longer than the datagram, never shorter. */
+	/* Ethernet pads short frames, so the frame may be longer than the datagram, never shorter.
+	 */
 	uint32_t tot = rd16(ip + 2);
 	if (tot < hlen || tot > avail)
 		return DROP_IP_TOTAL_LENGTH;
@@ -46,7 +47,8 @@ uint32_t ip4_flow_hash(const uint8_t *ip)
 	uint32_t hlen = (uint32_t)(ip[0] & 0x0f) * 4;
 	bool first_frag = (rd16(ip + 6) & 0x1fff) == 0;
 
-	/* Ports only for TCP/UDP/SCTP first fragments, so all fragments of a datagram hash alike. */
+	/* Ports only for TCP/UDP/SCTP first fragments, so all fragments of a datagram hash alike.
+	 */
 	if (first_frag && (proto == 6 || proto == 17 || proto == 132) && rd16(ip + 2) >= hlen + 4)
 		ports = rd32(ip + hlen);
 	else if (!first_frag)

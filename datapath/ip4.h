@@ -7,10 +7,10 @@
 
 #include "stats.h"
 
-#define ETH_HLEN_ 14
+#define ETH_HLEN_      14
 #define ETHERTYPE_IPV4 0x0800
-#define ETHERTYPE_ARP 0x0806
-#define IP4_OK DROP__MAX
+#define ETHERTYPE_ARP  0x0806
+#define IP4_OK         DROP__MAX
 
 static inline uint16_t rd16(const uint8_t *p)
 {

@@ -9,13 +9,13 @@
 #include <stdint.h>
 
 struct ip4_frag_iter {
-	const uint8_t *ip;     /* the original datagram (header already final: TTL etc.) */
+	const uint8_t *ip; /* the original datagram (header already final: TTL etc.) */
 	uint32_t hlen, tot;
-	uint32_t done;         /* payload bytes already emitted */
+	uint32_t done; /* payload bytes already emitted */
 	uint32_t mtu;
-	uint16_t off0;         /* original fragment offset, in 8-byte units */
-	uint16_t mf0;          /* original MF flag (0x2000) */
-	uint8_t opt_len;       /* copied options for non-first fragments, padded */
+	uint16_t off0;   /* original fragment offset, in 8-byte units */
+	uint16_t mf0;    /* original MF flag (0x2000) */
+	uint8_t opt_len; /* copied options for non-first fragments, padded */
 	uint8_t opts[40];
 };
 

@@ -34,8 +34,10 @@ static void log_vwrite(int pri, const char *fmt, va_list ap, int errnum)
 	}
 	if (log_stderr) {
 		static const char *const prefix[] = {
-			[LOG_ERR] = "error: ", [LOG_WARNING] = "warning: ",
-			[LOG_INFO] = "", [LOG_DEBUG] = "debug: ",
+		    [LOG_ERR] = "error: ",
+		    [LOG_WARNING] = "warning: ",
+		    [LOG_INFO] = "",
+		    [LOG_DEBUG] = "debug: ",
 		};
 		fprintf(stderr, "%s%s\n", prefix[pri], msg);
 		fflush(stderr);
@@ -44,12 +46,12 @@ static void log_vwrite(int pri, const char *fmt, va_list ap, int errnum)
 	}
 }
 
-#define LOG_BODY(pri, errnum)                                                  \
-	do {                                                                   \
-		va_list ap;                                                    \
-		va_start(ap, fmt);                                             \
-		log_vwrite(pri, fmt, ap, errnum);                              \
-		va_end(ap);                                                    \
+#define LOG_BODY(pri, errnum)                                                                      \
+	do {                                                                                       \
+		va_list ap;                                                                        \
+		va_start(ap, fmt);                                                                 \
+		log_vwrite(pri, fmt, ap, errnum);                                                  \
+		va_end(ap);                                                                        \
 	} while (0)
 
 void log_warn(const char *fmt, ...)

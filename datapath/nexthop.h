@@ -11,8 +11,8 @@
 
 #include <stdint.h>
 
-#define NH_MAX 65536
-#define NHG_MAX 65536
+#define NH_MAX    65536
+#define NHG_MAX   65536
 #define NHG_SLOTS 64 /* weighted ECMP: paths expanded into up to 64 hash slots */
 
 enum nh_type {
@@ -30,14 +30,14 @@ enum neigh_state {
 	NEIGH_NONE = 0,
 	NEIGH_INCOMPLETE, /* request sent, no answer yet */
 	NEIGH_REACHABLE,
-	NEIGH_FAILED,     /* retries exhausted */
+	NEIGH_FAILED, /* retries exhausted */
 };
 
 struct nexthop {
-	uint64_t l2;   /* atomic: mac | state << 48 */
-	uint32_t gw;   /* host order */
+	uint64_t l2; /* atomic: mac | state << 48 */
+	uint32_t gw; /* host order */
 	uint16_t port;
-	uint8_t type;  /* enum nh_type */
+	uint8_t type; /* enum nh_type */
 	uint8_t pad;
 } __attribute__((aligned(16)));
 

@@ -3,7 +3,7 @@
 #include "port.h"
 
 static const struct port_ops *const port_drivers[] = {
-	&port_afpacket_ops,
+    &port_afpacket_ops,
 };
 
 const struct port_ops *port_ops_find(const char *driver)

@@ -12,8 +12,8 @@
 
 #include "pkt.h"
 
-#define PORT_MAX 64
-#define WORKER_MAX 16
+#define PORT_MAX      64
+#define WORKER_MAX    16
 #define PORT_NAME_MAX 32
 
 struct port;
@@ -24,7 +24,7 @@ struct port_settings {
 	uint32_t rx_ring_frames; /* approximate RX ring capacity in frames */
 	uint32_t tx_ring_frames; /* TX ring slots */
 	bool promiscuous;
-	bool qdisc_bypass;       /* PACKET_QDISC_BYPASS on TX */
+	bool qdisc_bypass; /* PACKET_QDISC_BYPASS on TX */
 };
 
 struct port_ops {
@@ -35,8 +35,7 @@ struct port_ops {
 	 * With nqueues > 1 the driver spreads RX over the queues (PACKET_FANOUT).
 	 * Returns 0 or a negative errno and logs what failed and why.
 	 */
-	int (*queue_open)(struct port *p, unsigned qid, unsigned nqueues,
-			  struct port_queue **out);
+	int (*queue_open)(struct port *p, unsigned qid, unsigned nqueues, struct port_queue **out);
 	void (*queue_close)(struct port_queue *q);
 
 	/*
@@ -69,13 +68,13 @@ struct port_ops {
 };
 
 struct port {
-	char name[PORT_NAME_MAX];   /* configured name, e.g. "eth0" */
-	char netdev[IF_NAMESIZE];   /* kernel netdev, e.g. "enp1s0" */
-	uint16_t id;                /* index in the dataplane's port array */
+	char name[PORT_NAME_MAX]; /* configured name, e.g. "eth0" */
+	char netdev[IF_NAMESIZE]; /* kernel netdev, e.g. "enp1s0" */
+	uint16_t id;              /* index in the dataplane's port array */
 	int ifindex;
 	uint8_t mac[6];
-	uint32_t mtu;               /* IP MTU of the netdev */
-	uint32_t ip4_addr;          /* primary IPv4 address, host order (0 = none) */
+	uint32_t mtu;      /* IP MTU of the netdev */
+	uint32_t ip4_addr; /* primary IPv4 address, host order (0 = none) */
 	/*
 	 * Set by queue_open when tx_burst hands gso_* and csum_* of a pkt to
 	 * the kernel, which segments and checksums for us. Without it the

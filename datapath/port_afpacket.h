@@ -1,4 +1,5 @@
-/* Private to the afpacket driver: ring geometry and the per-queue state shared by its setup and I/O halves. */
+/* Private to the afpacket driver: ring geometry and the per-queue state shared by its setup and I/O
+ * halves. */
 #ifndef CELLGATE_PORT_AFPACKET_H
 #define CELLGATE_PORT_AFPACKET_H
 

@@ -15,30 +15,31 @@
 
 #include "port.h"
 
-#define DROP_REASONS(X)                                                              \
-	X(L2_RUNT, "l2-runt", "frame shorter than an Ethernet header")               \
-	X(L2_OTHER_HOST, "l2-other-host", "unicast frame for another MAC (promiscuous)") \
-	X(IP_TRUNCATED, "ip-truncated", "frame too short for an IPv4 header")        \
-	X(IP_VERSION, "ip-version", "IPv4 ethertype but version is not 4")           \
-	X(IP_HEADER_LENGTH, "ip-header-length", "IHL below 5 or past the frame")     \
+#define DROP_REASONS(X)                                                                            \
+	X(L2_RUNT, "l2-runt", "frame shorter than an Ethernet header")                             \
+	X(L2_OTHER_HOST, "l2-other-host", "unicast frame for another MAC (promiscuous)")           \
+	X(IP_TRUNCATED, "ip-truncated", "frame too short for an IPv4 header")                      \
+	X(IP_VERSION, "ip-version", "IPv4 ethertype but version is not 4")                         \
+	X(IP_HEADER_LENGTH, "ip-header-length", "IHL below 5 or past the frame")                   \
 	X(IP_TOTAL_LENGTH, "ip-total-length", "total length beyond the frame or below the header") \
-	X(IP_CHECKSUM, "ip-checksum", "header checksum does not verify")            \
-	X(IP_OPTIONS, "ip-options", "IPv4 options present (ip-options drop policy)") \
-	X(IP_BAD_SOURCE, "ip-bad-source", "martian source (RFC 1812 5.3.7)")         \
-	X(TTL_EXPIRED, "ttl-expired", "TTL would reach 0 (ICMP time exceeded sent)") \
-	X(NO_ROUTE, "no-route", "no route to the destination (ICMP unreachable sent)") \
-	X(BLACKHOLE, "blackhole", "route says blackhole")                            \
-	X(UNREACHABLE, "unreachable", "route says unreachable (ICMP sent)")          \
-	X(ARP_FAILED, "arp-failed", "next hop did not answer ARP (ICMP host unreachable sent)") \
-	X(ARP_HOLD_FULL, "arp-hold-full", "waiting for ARP and the hold queue was full") \
-	X(MTU_EXCEEDED, "mtu-exceeded", "larger than the egress MTU with DF set (ICMP frag needed sent)")                \
+	X(IP_CHECKSUM, "ip-checksum", "header checksum does not verify")                           \
+	X(IP_OPTIONS, "ip-options", "IPv4 options present (ip-options drop policy)")               \
+	X(IP_BAD_SOURCE, "ip-bad-source", "martian source (RFC 1812 5.3.7)")                       \
+	X(TTL_EXPIRED, "ttl-expired", "TTL would reach 0 (ICMP time exceeded sent)")               \
+	X(NO_ROUTE, "no-route", "no route to the destination (ICMP unreachable sent)")             \
+	X(BLACKHOLE, "blackhole", "route says blackhole")                                          \
+	X(UNREACHABLE, "unreachable", "route says unreachable (ICMP sent)")                        \
+	X(ARP_FAILED, "arp-failed", "next hop did not answer ARP (ICMP host unreachable sent)")    \
+	X(ARP_HOLD_FULL, "arp-hold-full", "waiting for ARP and the hold queue was full")           \
+	X(MTU_EXCEEDED, "mtu-exceeded",                                                            \
+	  "larger than the egress MTU with DF set (ICMP frag needed sent)")                        \
 	X(TX_FULL, "tx-full", "egress TX ring full")
 
 enum drop_reason {
 #define X(id, name, desc) DROP_##id,
 	DROP_REASONS(X)
 #undef X
-	DROP__MAX
+	    DROP__MAX
 };
 
 extern const char *const drop_reason_name[DROP__MAX];
@@ -47,33 +48,33 @@ extern const char *const drop_reason_desc[DROP__MAX];
 struct port_counters {
 	uint64_t rx_packets;
 	uint64_t rx_octets;
-	uint64_t tx_packets;     /* everything sent: forwarded and generated */
+	uint64_t tx_packets; /* everything sent: forwarded and generated */
 	uint64_t tx_octets;
-	uint64_t forwarded;      /* received here and sent out some port */
-	uint64_t to_kernel;      /* received here and left to the kernel stack */
-	uint64_t icmp_out;       /* ICMP errors generated for packets received here */
+	uint64_t forwarded;        /* received here and sent out some port */
+	uint64_t to_kernel;        /* received here and left to the kernel stack */
+	uint64_t icmp_out;         /* ICMP errors generated for packets received here */
 	uint64_t icmp_ratelimited; /* ICMP errors suppressed by the rate limit */
-	uint64_t fragmented;     /* forwarded packets that had to be fragmented */
-	uint64_t fragments_out;  /* fragments created from them */
-	uint64_t rx_gso_packets; /* received as GSO super-packets (one each, not per segment) */
+	uint64_t fragmented;       /* forwarded packets that had to be fragmented */
+	uint64_t fragments_out;    /* fragments created from them */
+	uint64_t rx_gso_packets;   /* received as GSO super-packets (one each, not per segment) */
 	uint64_t drops[DROP__MAX];
 } __attribute__((aligned(64)));
 
 struct worker_counters {
 	struct port_counters port[PORT_MAX];
-	uint64_t loops;          /* poll loop iterations, for the watchdog */
+	uint64_t loops; /* poll loop iterations, for the watchdog */
 	uint64_t bursts;
-	uint64_t events_lost;    /* worker->control event ring overflow */
-	uint64_t hold_max;       /* high-water mark of the ARP hold queue */
+	uint64_t events_lost; /* worker->control event ring overflow */
+	uint64_t hold_max;    /* high-water mark of the ARP hold queue */
 } __attribute__((aligned(64)));
 
 /* One-writer counter update: no lock prefix, but a single untorn store. */
 #define CTR_ADD(c, v) __atomic_store_n(&(c), (c) + (v), __ATOMIC_RELAXED)
-#define CTR_READ(c) __atomic_load_n(&(c), __ATOMIC_RELAXED)
+#define CTR_READ(c)   __atomic_load_n(&(c), __ATOMIC_RELAXED)
 
 struct stats_port {
 	struct port_counters c;
-	uint64_t rx_ring_drops;  /* dropped by the kernel before the worker saw them */
+	uint64_t rx_ring_drops; /* dropped by the kernel before the worker saw them */
 	uint64_t drops_total;
 };
 
@@ -88,6 +89,6 @@ struct stats_snapshot {
 
 /* Sum `nworkers` per-worker counter blocks into `snap` (ports 0..nports-1). */
 void stats_sum(const struct worker_counters *const *wc, unsigned nworkers, unsigned nports,
-	       struct stats_snapshot *snap);
+               struct stats_snapshot *snap);
 
 #endif

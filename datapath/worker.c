@@ -20,7 +20,7 @@
 #include "log.h"
 #include "worker_priv.h"
 
-#define IDLE_SPINS 256   /* empty polls before sleeping in poll(2) */
+#define IDLE_SPINS    256 /* empty polls before sleeping in poll(2) */
 #define IDLE_SLEEP_MS 5
 
 static uint64_t now_ms(void)
@@ -77,7 +77,8 @@ static bool classify(struct worker *w, struct pkt *p)
 		worker_drop(w, p, r);
 		return false;
 	}
-	/* Link-layer broadcast/multicast and multicast/limited-broadcast IP are the host's business. */
+	/* Link-layer broadcast/multicast and multicast/limited-broadcast IP are the host's
+	 * business. */
 	if (p->l2_class != PKT_L2_HOST || ip4_dst_is_local_only(rd32(ip + 16))) {
 		CTR_ADD(c->to_kernel, 1);
 		return false;

@@ -98,7 +98,7 @@ static bool icmp_token_take(struct worker *w)
 
 /* Answer the sender of `p` with an ICMP error, back out the port it came in on. */
 static void icmp_reply(struct worker *w, const struct pkt *p, uint8_t type, uint8_t code,
-		       uint16_t mtu)
+                       uint16_t mtu)
 {
 	const struct port *in = &w->dp->ports[p->in_port];
 	const uint8_t *ip = p->data + 14;
@@ -114,10 +114,10 @@ static void icmp_reply(struct worker *w, const struct pkt *p, uint8_t type, uint
 	struct pkt *out = &w->icmp_pkt[w->icmp_used];
 	/* Checksums complete, no offload: the other fields stay zero. */
 	*out = (struct pkt){.data = w->icmp_buf + (size_t)w->icmp_used * ICMP_ERR_FRAME_MAX,
-			    .in_port = p->in_port,
-			    .l2_class = PKT_L2_HOST};
+	                    .in_port = p->in_port,
+	                    .l2_class = PKT_L2_HOST};
 	out->len = icmp4_error_build(out->data, ip, rd16(ip + 2), p->data + 6, in->mac,
-				     in->ip4_addr, type, code, mtu);
+	                             in->ip4_addr, type, code, mtu);
 	w->icmp_used++;
 	tx_enqueue(w, p->in_port, out, TX_GENERATED);
 }
@@ -152,8 +152,8 @@ static void send_fragments(struct worker *w, struct pkt *p, const struct port *o
 			worker_tx_flush(w);
 		struct pkt *f = &w->frag_pkt[w->frag_used];
 		*f = (struct pkt){.data = w->frag_buf + (size_t)w->frag_used * FRAG_BUF_SZ,
-				  .in_port = p->in_port,
-				  .l2_class = PKT_L2_HOST};
+		                  .in_port = p->in_port,
+		                  .l2_class = PKT_L2_HOST};
 		uint32_t len = ip4_frag_next(&it, f->data + 14);
 		if (len == 0)
 			break;
@@ -259,8 +259,8 @@ static bool egress_checks(struct worker *w, struct pkt *p, const struct port *ou
 	return false;
 }
 
-enum fwd_result worker_forward(struct worker *w, struct pkt *p, uint32_t nhg_id,
-			       uint32_t *wait_ip, uint16_t *wait_port)
+enum fwd_result worker_forward(struct worker *w, struct pkt *p, uint32_t nhg_id, uint32_t *wait_ip,
+                               uint16_t *wait_port)
 {
 	const uint8_t *ip = p->data + 14;
 

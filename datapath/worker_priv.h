@@ -7,13 +7,13 @@
 #include "dataplane.h"
 #include "icmp.h"
 
-#define HOLD_MAX 256      /* packets waiting for ARP, per worker */
+#define HOLD_MAX      256 /* packets waiting for ARP, per worker */
 #define HOLD_PER_DEST 4   /* and per destination, so one dead host cannot fill it */
-#define HOLD_BUF 2048
-#define TX_BATCH (2 * BURST_MAX)
-#define FRAG_BUFS 64
-#define FRAG_MTU_MAX 9216 /* larger MTUs fragment to 9216-byte pieces */
-#define FRAG_BUF_SZ (14 + FRAG_MTU_MAX)
+#define HOLD_BUF      2048
+#define TX_BATCH      (2 * BURST_MAX)
+#define FRAG_BUFS     64
+#define FRAG_MTU_MAX  9216 /* larger MTUs fragment to 9216-byte pieces */
+#define FRAG_BUF_SZ   (14 + FRAG_MTU_MAX)
 
 enum tx_kind { TX_FORWARDED, TX_GENERATED, TX_FRAGMENT };
 
@@ -24,8 +24,8 @@ struct tx_batch {
 };
 
 struct hold_entry {
-	struct pkt pkt;       /* data points at buf */
-	uint32_t key_ip;      /* the neighbour being resolved */
+	struct pkt pkt;  /* data points at buf */
+	uint32_t key_ip; /* the neighbour being resolved */
 	uint16_t key_port;
 	uint64_t since_ms;
 	uint8_t *buf;
@@ -47,24 +47,24 @@ struct worker {
 	uint64_t tx_used; /* bitmap of ports with a non-empty batch (PORT_MAX <= 64) */
 
 	unsigned icmp_used;
-	uint8_t *icmp_buf;   /* BURST_MAX * ICMP_ERR_FRAME_MAX scratch */
+	uint8_t *icmp_buf; /* BURST_MAX * ICMP_ERR_FRAME_MAX scratch */
 	struct pkt icmp_pkt[TX_BATCH];
 
 	unsigned frag_used;
-	uint8_t *frag_buf;   /* FRAG_BUFS * FRAG_BUF_SZ scratch for fragments */
+	uint8_t *frag_buf; /* FRAG_BUFS * FRAG_BUF_SZ scratch for fragments */
 	struct pkt frag_pkt[FRAG_BUFS];
 
 	unsigned nhold;
 	struct hold_entry hold[HOLD_MAX];
-	uint8_t *hold_mem;   /* HOLD_MAX * HOLD_BUF */
+	uint8_t *hold_mem; /* HOLD_MAX * HOLD_BUF */
 	uint64_t hold_check_ms;
 };
 
 enum fwd_result { FWD_DONE, FWD_WAIT_ARP };
 
 /* worker_fwd.c */
-enum fwd_result worker_forward(struct worker *w, struct pkt *p, uint32_t nhg_id,
-			       uint32_t *wait_ip, uint16_t *wait_port);
+enum fwd_result worker_forward(struct worker *w, struct pkt *p, uint32_t nhg_id, uint32_t *wait_ip,
+                               uint16_t *wait_port);
 void worker_tx_flush(struct worker *w);
 void worker_drop(struct worker *w, const struct pkt *p, enum drop_reason r);
 

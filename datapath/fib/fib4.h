@@ -22,11 +22,11 @@
 struct fib4;
 
 struct fib4_stats {
-	uint64_t routes;         /* prefixes installed */
+	uint64_t routes; /* prefixes installed */
 	uint64_t tbl8_groups_used;
 	uint64_t tbl8_groups_max;
-	uint64_t tbl8_pending;   /* freed, waiting for fib4_reclaim */
-	size_t memory_bytes;     /* all memory held, control-side index included */
+	uint64_t tbl8_pending; /* freed, waiting for fib4_reclaim */
+	size_t memory_bytes;   /* all memory held, control-side index included */
 	uint64_t routes_by_len[33];
 };
 
@@ -59,7 +59,7 @@ void fib4_get_stats(const struct fib4 *fib, struct fib4_stats *st);
  * callback's value if it is non-zero.
  */
 int fib4_walk(const struct fib4 *fib,
-	      int (*cb)(uint32_t prefix, uint8_t len, uint32_t value, void *arg), void *arg);
+              int (*cb)(uint32_t prefix, uint8_t len, uint32_t value, void *arg), void *arg);
 
 /*
  * The lookup tables, exposed only so fib4_lookup can be inlined into the
@@ -83,12 +83,11 @@ static inline uint32_t fib4_lookup(const struct fib4 *fib, uint32_t addr)
 
 	if (__builtin_expect(e & FIB4_EXT, 0))
 		e = __atomic_load_n(&dir->tbl8[(size_t)(e & ~FIB4_EXT) << 8 | (addr & 0xff)],
-				    __ATOMIC_RELAXED);
+		                    __ATOMIC_RELAXED);
 	return e;
 }
 
 /* The same for n addresses at once (prefetches; what workers call per burst). */
-void fib4_lookup_bulk(const struct fib4 *fib, const uint32_t *addrs, uint32_t *values,
-		      unsigned n);
+void fib4_lookup_bulk(const struct fib4 *fib, const uint32_t *addrs, uint32_t *values, unsigned n);
 
 #endif

@@ -84,7 +84,8 @@ int main(int argc, char **argv)
 	struct rib *rib = rib_new(&dp, seed, NULL);
 	rib_route_set(rib, IP(10, 0, 2, 0), 24, RIB_SRC_CONNECTED, NH_GLEAN, &p1, 1);
 	for (unsigned i = 0; i < nroutes; i++)
-		rib_route_set(rib, IP(11, 0, 0, 0) + i * 256, 24, RIB_SRC_STATIC, NH_GATEWAY, &gw, 1);
+		rib_route_set(rib, IP(11, 0, 0, 0) + i * 256, 24, RIB_SRC_STATIC, NH_GATEWAY, &gw,
+		              1);
 	add_frames(&dp, nroutes);
 	dp_workers_create(&dp, NULL, 1);
 

@@ -6,26 +6,26 @@
 
 static int check_failed, check_passed;
 
-#define CHECK(cond)                                                                    \
-	do {                                                                           \
-		if (cond) {                                                            \
-			check_passed++;                                                \
-		} else {                                                               \
-			check_failed++;                                                \
-			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-		}                                                                      \
+#define CHECK(cond)                                                                                \
+	do {                                                                                       \
+		if (cond) {                                                                        \
+			check_passed++;                                                            \
+		} else {                                                                           \
+			check_failed++;                                                            \
+			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);   \
+		}                                                                                  \
 	} while (0)
 
-#define CHECK_EQ(a, b)                                                                 \
-	do {                                                                           \
-		long long _a = (long long)(a), _b = (long long)(b);                    \
-		if (_a == _b) {                                                        \
-			check_passed++;                                                \
-		} else {                                                               \
-			check_failed++;                                                \
-			fprintf(stderr, "%s:%d: CHECK failed: %s == %s (%lld != %lld)\n", \
-				__FILE__, __LINE__, #a, #b, _a, _b);                   \
-		}                                                                      \
+#define CHECK_EQ(a, b)                                                                             \
+	do {                                                                                       \
+		long long _a = (long long)(a), _b = (long long)(b);                                \
+		if (_a == _b) {                                                                    \
+			check_passed++;                                                            \
+		} else {                                                                           \
+			check_failed++;                                                            \
+			fprintf(stderr, "%s:%d: CHECK failed: %s == %s (%lld != %lld)\n",          \
+			        __FILE__, __LINE__, #a, #b, _a, _b);                               \
+		}                                                                                  \
 	} while (0)
 
 static inline int check_report(const char *name)

@@ -29,19 +29,22 @@ static unsigned fake_rx_burst(struct port_queue *q, struct pkt *pkts, unsigned m
 	while (n < max && (q->replay ? q->rx_n > 0 : q->rx_pos < q->rx_n)) {
 		unsigned i = q->rx_pos % FAKE_FRAMES;
 		if (q->replay) {
-			/* As a NIC writing a fresh frame: the worker rewrote MACs and TTL last time. */
+			/* As a NIC writing a fresh frame: the worker rewrote MACs and TTL last
+			 * time. */
 			memcpy(q->rx_frame[i], q->rx_pristine[i], 64);
 			q->rx_pos = (q->rx_pos + 1) % q->rx_n;
 		} else {
 			q->rx_pos++;
 		}
-		pkts[n] = (struct pkt){.data = q->rx_frame[i], .len = q->rx_len[i],
-				       .in_port = q->port->id, .l2_class = q->rx_class[i],
-				       .csum_partial = q->rx_partial[i],
-				       .gso_type = q->rx_off[i].gso_type,
-				       .gso_size = q->rx_off[i].gso_size,
-				       .csum_start = q->rx_off[i].csum_start,
-				       .csum_offset = q->rx_off[i].csum_offset};
+		pkts[n] = (struct pkt){.data = q->rx_frame[i],
+		                       .len = q->rx_len[i],
+		                       .in_port = q->port->id,
+		                       .l2_class = q->rx_class[i],
+		                       .csum_partial = q->rx_partial[i],
+		                       .gso_type = q->rx_off[i].gso_type,
+		                       .gso_size = q->rx_off[i].gso_size,
+		                       .csum_start = q->rx_off[i].csum_start,
+		                       .csum_offset = q->rx_off[i].csum_offset};
 		n++;
 	}
 	return n;
@@ -88,15 +91,15 @@ static int fake_ring_drops(struct port_queue *q, uint64_t *drops)
 }
 
 const struct port_ops port_fake_ops = {
-	.driver = "fake",
-	.queue_open = fake_queue_open,
-	.queue_close = fake_queue_close,
-	.rx_burst = fake_rx_burst,
-	.rx_release = fake_rx_release,
-	.tx_burst = fake_tx_burst,
-	.tx_flush = fake_tx_flush,
-	.rx_fd = fake_rx_fd,
-	.queue_ring_drops = fake_ring_drops,
+    .driver = "fake",
+    .queue_open = fake_queue_open,
+    .queue_close = fake_queue_close,
+    .rx_burst = fake_rx_burst,
+    .rx_release = fake_rx_release,
+    .tx_burst = fake_tx_burst,
+    .tx_flush = fake_tx_flush,
+    .rx_fd = fake_rx_fd,
+    .queue_ring_drops = fake_ring_drops,
 };
 
 int port_fake_init(struct port *p, uint16_t id, const char *name, unsigned nqueues)

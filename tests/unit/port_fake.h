@@ -12,7 +12,7 @@
 
 #include "datapath/port.h"
 
-#define FAKE_FRAMES 512
+#define FAKE_FRAMES   512
 #define FAKE_FRAME_SZ 2048
 
 /* Offload fields a received frame is delivered with (see struct pkt). */
@@ -25,7 +25,7 @@ struct port_queue {
 	struct port *port;
 	/* RX */
 	unsigned rx_n, rx_pos;
-	bool replay;                 /* deliver rx frames round-robin forever */
+	bool replay; /* deliver rx frames round-robin forever */
 	uint32_t rx_len[FAKE_FRAMES];
 	uint8_t rx_class[FAKE_FRAMES];
 	uint8_t rx_partial[FAKE_FRAMES]; /* deliver with csum_partial set */
@@ -33,8 +33,8 @@ struct port_queue {
 	uint8_t rx_frame[FAKE_FRAMES][FAKE_FRAME_SZ];
 	uint8_t rx_pristine[FAKE_FRAMES][64]; /* replay: headers restored before each delivery */
 	/* TX */
-	unsigned tx_room;            /* slots left before the ring is "full" */
-	unsigned tx_n;               /* frames captured (wraps in replay mode) */
+	unsigned tx_room; /* slots left before the ring is "full" */
+	unsigned tx_n;    /* frames captured (wraps in replay mode) */
 	uint64_t tx_total, tx_flushes, rx_releases;
 	uint32_t tx_len[FAKE_FRAMES];
 	struct pkt tx_meta[FAKE_FRAMES]; /* each pkt as tx_burst got it; data points nowhere */

@@ -133,8 +133,8 @@ static void test_icmp(void)
 	make_ip(ip, 1, 0x0a000102, 0x0a000202, 17);
 	CHECK(icmp4_error_allowed(ip, false));
 	CHECK(!icmp4_error_allowed(ip, true));
-	uint32_t len = icmp4_error_build(frame, ip, 28, dmac, smac, 0x0a000101, ICMP_TIME_EXCEEDED,
-					 0, 0);
+	uint32_t len =
+	    icmp4_error_build(frame, ip, 28, dmac, smac, 0x0a000101, ICMP_TIME_EXCEEDED, 0, 0);
 	CHECK_EQ(len, 14 + 20 + 8 + 28);
 	CHECK(!memcmp(frame, dmac, 6) && !memcmp(frame + 6, smac, 6));
 	CHECK_EQ(rd16(frame + 12), ETHERTYPE_IPV4);
@@ -149,7 +149,7 @@ static void test_icmp(void)
 
 	/* Frag needed carries the next-hop MTU (RFC 1191). */
 	len = icmp4_error_build(frame, ip, 28, dmac, smac, 0x0a000101, ICMP_DEST_UNREACH,
-				ICMP_CODE_FRAG_NEEDED, 1400);
+	                        ICMP_CODE_FRAG_NEEDED, 1400);
 	CHECK_EQ(rd16(frame + 14 + 20 + 6), 1400);
 
 	/* Quote at most 548 bytes so the error stays within 576 (RFC 1812 4.3.2.3). */
@@ -300,7 +300,8 @@ static void test_fragment(void)
 	while ((len = ip4_frag_next(&it, frag)) != 0)
 		last = rd16(frag + 6);
 	CHECK_EQ(last & 0x2000, 0x2000);
-	CHECK(ip4_frag_init(&it, ip, 30) != 0); /* no room for 8 data bytes after a 28-byte header */
+	CHECK(ip4_frag_init(&it, ip, 30) !=
+	      0); /* no room for 8 data bytes after a 28-byte header */
 }
 
 static void test_event_ring(void)

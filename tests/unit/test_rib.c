@@ -6,7 +6,7 @@
 #include "daemon/rib.h"
 
 #define IP(a, b, c, d) ((uint32_t)(a) << 24 | (b) << 16 | (c) << 8 | (d))
-#define SEED 0x0002aabbccddeeffull
+#define SEED           0x0002aabbccddeeffull
 
 static uint64_t seed(void *arg, uint16_t port, uint32_t ip)
 {
@@ -49,17 +49,18 @@ int main(void)
 	/* Off-subnet gateway: refused, nothing installed. */
 	struct rib_path far = {.gw = IP(192, 0, 2, 1), .port = -1, .weight = 1};
 	CHECK_EQ(rib_route_set(rib, IP(10, 30, 0, 0), 16, RIB_SRC_STATIC, NH_GATEWAY, &far, 1),
-		 -ENETUNREACH);
+	         -ENETUNREACH);
 	CHECK_EQ(fib4_lookup(dp.fib, IP(10, 30, 0, 1)), 0);
 	CHECK_EQ(rib_route_set(rib, IP(10, 0, 0, 1), 24, RIB_SRC_STATIC, NH_BLACKHOLE, NULL, 0),
-		 -EINVAL);
+	         -EINVAL);
 
 	/* ECMP: the same set in another order shares one group; weights become slots. */
 	struct rib_path two[2] = {{IP(10, 0, 1, 2), -1, 1}, {IP(10, 0, 2, 2), -1, 1}};
 	struct rib_path owt[2] = {{IP(10, 0, 2, 2), -1, 1}, {IP(10, 0, 1, 2), -1, 1}};
 	CHECK_EQ(rib_route_set(rib, IP(10, 99, 0, 0), 24, RIB_SRC_STATIC, NH_GATEWAY, two, 2), 0);
 	CHECK_EQ(rib_route_set(rib, IP(10, 98, 0, 0), 24, RIB_SRC_STATIC, NH_GATEWAY, owt, 2), 0);
-	uint32_t g1 = fib4_lookup(dp.fib, IP(10, 99, 0, 1)), g2 = fib4_lookup(dp.fib, IP(10, 98, 0, 1));
+	uint32_t g1 = fib4_lookup(dp.fib, IP(10, 99, 0, 1)),
+	         g2 = fib4_lookup(dp.fib, IP(10, 98, 0, 1));
 	CHECK(g1 != 0 && g1 == g2);
 	CHECK_EQ(dp.nht->nhg[g1].nslots, 2);
 	struct rib_path wtd[2] = {{IP(10, 0, 1, 2), -1, 1}, {IP(10, 0, 2, 2), -1, 3}};
@@ -88,7 +89,8 @@ int main(void)
 	CHECK_EQ(rib_route_del(rib, IP(10, 97, 0, 0), 24, RIB_SRC_STATIC), 0);
 	CHECK_EQ(fib4_lookup(dp.fib, IP(10, 99, 0, 1)), 0);
 	rib_get_counts(rib, &rc);
-	CHECK_EQ(rc.nexthops, nh_before - 1); /* 10.0.1.2 is gone, 10.0.2.2 still used by 10.20/24 */
+	CHECK_EQ(rc.nexthops,
+	         nh_before - 1); /* 10.0.1.2 is gone, 10.0.2.2 still used by 10.20/24 */
 	CHECK(rib_reclaim_pending(rib));
 	rib_reclaim(rib);
 	CHECK(!rib_reclaim_pending(rib));
@@ -98,7 +100,7 @@ int main(void)
 	/* Many routes: the hash grows and every one stays reachable. */
 	for (uint32_t i = 0; i < 300000; i++)
 		rib_route_set(rib, IP(100, 0, 0, 0) + (i << 8), 24, RIB_SRC_STATIC, NH_BLACKHOLE,
-			      NULL, 0);
+		              NULL, 0);
 	unsigned found = 0;
 	for (uint32_t i = 0; i < 300000; i++)
 		found += rib_route_best(rib, IP(100, 0, 0, 0) + (i << 8), 24) == RIB_SRC_STATIC;

@@ -105,7 +105,8 @@ static void setup(void)
 	port_fake_init(&dp.ports[1], 1, "eth1", 1);
 	dp.ports[0].ip4_addr = IP(10, 0, 1, 1);
 	dp.ports[1].ip4_addr = IP(10, 0, 2, 1);
-	dp.params = (struct dp_params){.icmp_rate = 1000, .icmp_burst = 1000, .hold_timeout_ms = 60};
+	dp.params =
+	    (struct dp_params){.icmp_rate = 1000, .icmp_burst = 1000, .hold_timeout_ms = 60};
 	rib = rib_new(&dp, no_seed, NULL);
 	rib_route_set(rib, IP(10, 0, 1, 0), 24, RIB_SRC_CONNECTED, NH_GLEAN, &p0, 1);
 	rib_route_set(rib, IP(10, 0, 2, 0), 24, RIB_SRC_CONNECTED, NH_GLEAN, &p1, 1);
@@ -148,7 +149,7 @@ static void test_forward(void)
 
 /* Each case: one frame in, a drop reason, and maybe an ICMP error back on port 0. */
 static void expect_verdict(const struct frame_opts *o, enum drop_reason r, int icmp_type,
-			   int icmp_code)
+                           int icmp_code)
 {
 	uint64_t before = counters(0).drops[r];
 	uint64_t tx0 = txq(0)->tx_n;
@@ -172,19 +173,19 @@ static void expect_verdict(const struct frame_opts *o, enum drop_reason r, int i
 static void test_errors(void)
 {
 	expect_verdict(&(struct frame_opts){.dst = IP(10, 20, 0, 5), .ttl = 1}, DROP_TTL_EXPIRED,
-		       ICMP_TIME_EXCEEDED, 0);
+	               ICMP_TIME_EXCEEDED, 0);
 	expect_verdict(&(struct frame_opts){.dst = IP(172, 16, 0, 1)}, DROP_NO_ROUTE,
-		       ICMP_DEST_UNREACH, ICMP_CODE_NET_UNREACH);
+	               ICMP_DEST_UNREACH, ICMP_CODE_NET_UNREACH);
 	expect_verdict(&(struct frame_opts){.dst = IP(10, 66, 1, 1)}, DROP_BLACKHOLE, -1, 0);
 	expect_verdict(&(struct frame_opts){.dst = IP(10, 67, 1, 1)}, DROP_UNREACHABLE,
-		       ICMP_DEST_UNREACH, ICMP_CODE_NET_UNREACH);
+	               ICMP_DEST_UNREACH, ICMP_CODE_NET_UNREACH);
 	expect_verdict(&(struct frame_opts){.src = IP(127, 0, 0, 1), .dst = IP(10, 20, 0, 5)},
-		       DROP_IP_BAD_SOURCE, -1, 0);
+	               DROP_IP_BAD_SOURCE, -1, 0);
 
 	/* Larger than the egress MTU: frag-needed with the MTU when DF, silent otherwise. */
 	dp.ports[1].mtu = 1000;
 	expect_verdict(&(struct frame_opts){.dst = IP(10, 20, 0, 5), .total = 1200, .df = true},
-		       DROP_MTU_EXCEEDED, ICMP_DEST_UNREACH, ICMP_CODE_FRAG_NEEDED);
+	               DROP_MTU_EXCEEDED, ICMP_DEST_UNREACH, ICMP_CODE_FRAG_NEEDED);
 	CHECK_EQ(rd16(last_tx(0) + 14 + 20 + 6), 1000);
 
 	/* Without DF it leaves as fragments: 20 + 976 and 20 + 204 bytes, offsets 0 and 122. */
@@ -224,8 +225,7 @@ static uint32_t make_tso(uint8_t *f, uint16_t total, bool df)
 	ip[20 + 12] = 5 << 4;
 	for (unsigned i = 40; i < total; i++)
 		ip[i] = (uint8_t)i;
-	wr16(ip + 20 + 16,
-	     (uint16_t)~csum_fold(csum_partial_sum(ip + 12, 8, 0) + 6 + total - 20u));
+	wr16(ip + 20 + 16, (uint16_t)~csum_fold(csum_partial_sum(ip + 12, 8, 0) + 6 + total - 20u));
 	return len;
 }
 
@@ -334,12 +334,13 @@ static void test_malformed(void)
 		uint32_t len;
 		enum drop_reason r;
 	} cases[] = {
-		{14 + 10, 0x55, 78, DROP_IP_CHECKSUM},
-		{14 + 0, 0x44, 78, DROP_IP_HEADER_LENGTH},
-		{14 + 0, 0x65, 78, DROP_IP_VERSION},
-		{14 + 2, 0x7f, 78, DROP_IP_TOTAL_LENGTH}, /* total length high byte: far past the frame */
-		{0, 0, 30, DROP_IP_TRUNCATED},
-		{0, 0, 10, DROP_L2_RUNT},
+	    {14 + 10, 0x55, 78, DROP_IP_CHECKSUM},
+	    {14 + 0, 0x44, 78, DROP_IP_HEADER_LENGTH},
+	    {14 + 0, 0x65, 78, DROP_IP_VERSION},
+	    {14 + 2, 0x7f, 78,
+	     DROP_IP_TOTAL_LENGTH}, /* total length high byte: far past the frame */
+	    {0, 0, 30, DROP_IP_TRUNCATED},
+	    {0, 0, 10, DROP_L2_RUNT},
 	};
 
 	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -440,7 +441,7 @@ static void test_arp_hold(void)
 	/* A failed gateway: drop with host unreachable straight away. */
 	rib_nh_l2_update(rib, 1, IP(10, 0, 2, 2), nh_l2_pack(gw_mac, NEIGH_FAILED));
 	expect_verdict(&(struct frame_opts){.dst = IP(10, 20, 0, 5)}, DROP_ARP_FAILED,
-		       ICMP_DEST_UNREACH, ICMP_CODE_HOST_UNREACH);
+	               ICMP_DEST_UNREACH, ICMP_CODE_HOST_UNREACH);
 	rib_nh_l2_update(rib, 1, IP(10, 0, 2, 2), nh_l2_pack(gw_mac, NEIGH_REACHABLE));
 }
 
@@ -449,7 +450,8 @@ static void test_ecmp(void)
 	uint64_t a = txq(0)->tx_n, b = txq(1)->tx_n;
 
 	for (uint16_t port = 0; port < 400; port++) {
-		send_one(&(struct frame_opts){.dst = IP(10, 99, 0, 1), .sport = (uint16_t)(1000 + port)});
+		send_one(&(struct frame_opts){.dst = IP(10, 99, 0, 1),
+		                              .sport = (uint16_t)(1000 + port)});
 		dp_worker_poll(&dp, 0);
 	}
 	CHECK(txq(0)->tx_n - a > 100 && txq(1)->tx_n - b > 100);
@@ -488,7 +490,7 @@ static void check_accounting(void)
 	dp_stats_take(&dp, &s);
 	for (unsigned p = 0; p < s.nports; p++)
 		CHECK_EQ(s.port[p].c.rx_packets,
-			 s.port[p].c.forwarded + s.port[p].c.to_kernel + s.port[p].drops_total);
+		         s.port[p].c.forwarded + s.port[p].c.to_kernel + s.port[p].drops_total);
 }
 
 int main(void)
