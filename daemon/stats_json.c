@@ -57,8 +57,10 @@ void control_stats_json(struct control *ctl, FILE *out)
 	neigh_dump_json(ctl->neigh, out);
 	fprintf(out, ",\"events-lost\":%lu,\"workers\":[", snap.events_lost);
 	for (unsigned w = 0; w < snap.nworkers; w++)
-		fprintf(out, "%s{\"id\":%u,\"cpu\":%d,\"loops\":%lu,\"bursts\":%lu}", w ? "," : "",
-		        w, ctl->worker_cpu[w], snap.worker_loops[w], snap.worker_bursts[w]);
+		fprintf(out,
+		        "%s{\"id\":%u,\"cpu\":%d,\"loops\":%lu,\"bursts\":%lu,\"arp-held\":%lu}",
+		        w ? "," : "", w, ctl->worker_cpu[w], snap.worker_loops[w],
+		        snap.worker_bursts[w], snap.worker_held[w]);
 	fputs("]}\n", out);
 }
 

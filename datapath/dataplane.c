@@ -67,4 +67,6 @@ void dp_stats_take(const struct dataplane *dp, struct stats_snapshot *snap)
 	for (unsigned i = 0; i < dp->nworkers; i++)
 		wc[i] = dp->workers[i]->ctr;
 	stats_sum(wc, dp->nworkers, dp->nports, snap);
+	for (unsigned i = 0; i < dp->nworkers; i++)
+		snap->worker_held[i] = dp_worker_held(dp, i);
 }

@@ -65,7 +65,6 @@ struct worker_counters {
 	uint64_t loops; /* poll loop iterations, for the watchdog */
 	uint64_t bursts;
 	uint64_t events_lost; /* worker->control event ring overflow */
-	uint64_t hold_max;    /* high-water mark of the ARP hold queue */
 } __attribute__((aligned(64)));
 
 /* One-writer counter update: no lock prefix, but a single untorn store. */
@@ -84,6 +83,7 @@ struct stats_snapshot {
 	unsigned nworkers;
 	uint64_t worker_loops[WORKER_MAX];
 	uint64_t worker_bursts[WORKER_MAX]; /* loop passes that found packets */
+	uint64_t worker_held[WORKER_MAX];   /* packets waiting for ARP now (in flight) */
 	uint64_t events_lost;
 };
 

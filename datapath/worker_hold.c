@@ -40,8 +40,6 @@ void worker_hold_add(struct worker *w, const struct pkt *p, uint32_t ip, uint16_
 	h->key_ip = ip;
 	h->key_port = port;
 	h->since_ms = w->now_ms;
-	if (w->nhold > w->ctr->hold_max)
-		CTR_ADD(w->ctr->hold_max, w->nhold - w->ctr->hold_max);
 }
 
 /* Swap-remove entry i; its buffer moves with it so buffers stay owned once each. */

@@ -101,8 +101,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	/* Packets still waiting for ARP are in flight; anything else unaccounted is a bug. */
 	struct stats_snapshot s;
-	uint64_t in = 0, out = dp_worker_held(&dp, 0);
+	uint64_t in = 0, out;
 	dp_stats_take(&dp, &s);
+	out = s.worker_held[0];
 	for (unsigned p = 0; p < s.nports; p++) {
 		in += s.port[p].c.rx_packets;
 		out += s.port[p].c.forwarded + s.port[p].c.to_kernel + s.port[p].drops_total;

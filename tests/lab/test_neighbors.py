@@ -270,7 +270,7 @@ def test_failed_neighbor_forgotten(topo, start_daemon):
 
 
 def stream(topo, dst, seconds, interval=0.1):
-    """Background UDP stream h1 -> dst; returns the Popen of the sender."""
+    """A paced UDP stream h1 -> dst for `seconds`; returns when it has ended."""
     code = ("import socket, time\n"
             "s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
             "t0 = time.monotonic()\n"
@@ -278,8 +278,14 @@ def stream(topo, dst, seconds, interval=0.1):
             "    time.sleep(max(0, t0 + i * %r - time.monotonic()))\n"
             "    s.sendto(b'stream', (%r, %d))\n" %
             (int(seconds / interval), interval, dst, SINK))
-    return topo.popen("h1", [lab.PYTHON, "-c", code],
-                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    sender = topo.popen("h1", [lab.PYTHON, "-c", code],
+                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        assert sender.wait(timeout=seconds + 10) == 0, sender.stderr.read()
+    finally:
+        if sender.poll() is None:
+            sender.kill()
+            sender.wait(timeout=5)
 
 
 def test_reachable_entry_reprobed(topo, start_daemon):
@@ -292,13 +298,7 @@ def test_reachable_entry_reprobed(topo, start_daemon):
     with lab.Sniffer(topo, "h2", "h2-r", sink_port=SINK) as s2:
         lab.send_udp(topo, "h1", "10.0.2.2", count=1)
         assert wait_state(d, "10.0.2.2", "reachable", timeout=2)
-        sender = stream(topo, "10.0.2.2", 5.0)
-        try:
-            assert sender.wait(timeout=15) == 0, sender.stderr.read()
-        finally:
-            if sender.poll() is None:
-                sender.kill()
-                sender.wait(timeout=5)
+        stream(topo, "10.0.2.2", 5.0)
         time.sleep(0.2)
         n = neighbor(d.stats(), "10.0.2.2")
     assert n["state"] == "reachable" and n["mac"] == h2mac, n
@@ -333,13 +333,7 @@ def test_reprobe_unanswered_fails(topo, start_daemon):
             topo.exec("h2", ["ip", "link", "set", "h2-r", "arp", "off"],
                       check=True)
             s0 = d.stats()
-            sender = stream(topo, "10.0.2.2", 6.0)
-            try:
-                assert sender.wait(timeout=15) == 0, sender.stderr.read()
-            finally:
-                if sender.poll() is None:
-                    sender.kill()
-                    sender.wait(timeout=5)
+            stream(topo, "10.0.2.2", 6.0)
             time.sleep(0.2)
             s_end = d.stats()
     finally:

@@ -34,6 +34,7 @@ def test_two_workers_forward(topo, router2):
     s = router2.stats()
     assert len(s["workers"]) == 2
     assert [w["cpu"] for w in s["workers"]] == [0, 1]
+    assert all(w["arp-held"] == 0 for w in s["workers"]), s["workers"]
 
 
 def test_fanout_spreads_flows(topo, router2):
