@@ -70,6 +70,7 @@ static void control_tick(evutil_socket_t fd, short what, void *arg)
 	static unsigned ticks;
 
 	control_drain_events(ctl, now);
+	atm_poll_events(ctl->atm, now);
 	if (now - ctl->last_neigh_ms >= 100) {
 		neigh_timer(ctl->neigh, now);
 		ctl->last_neigh_ms = now;

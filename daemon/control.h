@@ -5,6 +5,7 @@
 #ifndef CELLGATE_CONTROL_H
 #define CELLGATE_CONTROL_H
 
+#include "atm.h"
 #include "config.h"
 #include "datapath/dataplane.h"
 #include "neigh.h"
@@ -16,6 +17,7 @@ struct control {
 	struct cfg *cfg;
 	struct rib *rib;
 	struct neigh_table *neigh;
+	struct atm_ctl *atm;
 	const char *rundir;
 	uint64_t rx_ring_drops[PORT_MAX];
 	int worker_cpu[WORKER_MAX];

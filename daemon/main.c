@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "atm.h"
 #include "config.h"
 #include "control.h"
 #include "datapath/log.h"
@@ -134,17 +135,33 @@ static int port_setup(struct dataplane *dp, const struct cfg *cfg, unsigned i)
 	return 0;
 }
 
-static int ports_open(struct dataplane *dp, const struct cfg *cfg)
+/* Open queues 0..n-1 of dataplane port i. */
+static int port_queues_open(struct port *pt, unsigned n)
 {
-	dp->nports = cfg->nports;
+	int err = 0;
+
+	for (unsigned q = 0; !err && q < n; q++) {
+		err = pt->ops->queue_open(pt, q, n, &pt->queues[q]);
+		if (!err)
+			pt->nqueues = q + 1;
+	}
+	return err;
+}
+
+/*
+ * Ethernet and ATM ports take the dataplane ids of their configuration index;
+ * ATM subinterfaces follow, once the ATM ports below them are open.
+ */
+static int ports_open(struct dataplane *dp, const struct cfg *cfg, struct atm_ctl *atm)
+{
+	dp->nports = cfg->nports + cfg->nsubifs;
 	for (unsigned i = 0; i < cfg->nports; i++) {
 		struct port *pt = &dp->ports[i];
-		int err = port_setup(dp, cfg, i);
-		for (unsigned q = 0; !err && q < cfg->workers; q++) {
-			err = pt->ops->queue_open(pt, q, cfg->workers, &pt->queues[q]);
-			if (!err)
-				pt->nqueues = q + 1;
-		}
+		int err = cfg->ports[i].kind == CFG_PORT_ETHERNET ? port_setup(dp, cfg, i)
+		                                                  : atm_port_setup(atm, i);
+		unsigned nq = cfg->ports[i].kind == CFG_PORT_ETHERNET ? cfg->workers : 1;
+		if (!err)
+			err = port_queues_open(pt, nq);
 		if (err) {
 			log_warnx("port %s (netdev %s): cannot be opened, see above",
 			          cfg->ports[i].name, cfg->ports[i].netdev);
@@ -153,12 +170,25 @@ static int ports_open(struct dataplane *dp, const struct cfg *cfg)
 		log_info("port %s: %s on %s (ifindex %d, mtu %u), %u queue(s)", pt->name,
 		         pt->ops->driver, pt->netdev, pt->ifindex, pt->mtu, pt->nqueues);
 	}
+	for (unsigned s = 0; s < cfg->nsubifs; s++) {
+		struct port *pt = &dp->ports[cfg->nports + s];
+		int err = atm_subif_setup(atm, s);
+		if (!err)
+			err = port_queues_open(pt, 1);
+		if (err) {
+			log_warnx("interface %s: cannot be opened, see above", cfg->subifs[s].name);
+			return err;
+		}
+		log_info("interface %s: on %s, ifindex %d, mtu %u", pt->name,
+		         dp->ports[cfg->subifs[s].port].name, pt->ifindex, pt->mtu);
+	}
 	return 0;
 }
 
 static void ports_close(struct dataplane *dp)
 {
-	for (unsigned i = 0; i < dp->nports; i++) {
+	/* Last first: subinterfaces point into the ATM ports below them. */
+	for (unsigned i = dp->nports; i-- > 0;) {
 		struct port *pt = &dp->ports[i];
 		for (unsigned q = 0; q < pt->nqueues; q++)
 			pt->ops->queue_close(pt->queues[q]);
@@ -244,14 +274,16 @@ static int run(struct options *o, struct cfg *cfg)
 	    .hold_timeout_ms = (cfg->arp_retries + 1) * 1000,
 	    .ip_options_forward = cfg->ip_options_forward,
 	};
+	ctl.atm = atm_new(&dp, cfg);
 	ctl.neigh = neigh_new(&dp, cfg);
 	ctl.rib = ctl.neigh ? rib_new(&dp, neigh_l2_seed, ctl.neigh) : NULL;
 	ctl.base = event_base_new();
-	if (!ctl.neigh || !ctl.rib || !ctl.base)
+	if (!ctl.atm || !ctl.neigh || !ctl.rib || !ctl.base)
 		fatalx("out of memory starting the control thread");
 	neigh_set_rib(ctl.neigh, ctl.rib);
 
-	if (ports_open(&dp, cfg) != 0 || neigh_open(ctl.neigh) != 0)
+	if (ports_open(&dp, cfg, ctl.atm) != 0 || atm_start(ctl.atm, ctl.base, ctl.neigh) != 0 ||
+	    neigh_open(ctl.neigh) != 0)
 		goto out;
 	int failed = routes_apply_config(ctl.rib, cfg);
 	if (failed)
@@ -273,6 +305,7 @@ out:
 		log_warnx("cellgated: startup failed, exiting");
 	ports_close(&dp);
 	neigh_free(ctl.neigh);
+	atm_free(ctl.atm);
 	rib_free(ctl.rib);
 	if (ctl.base)
 		event_base_free(ctl.base);

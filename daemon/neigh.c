@@ -31,6 +31,10 @@ struct neigh_table {
 	const struct cfg *cfg;
 	struct rib *rib;
 	int fd[PORT_MAX];
+	/* Ports whose neighbours are not found by ARP (ATM subinterfaces). */
+	neigh_resolver_fn resolver[PORT_MAX];
+	void *resolver_arg[PORT_MAX];
+	uint64_t now_ms; /* of the call being served */
 	struct neigh_entry *bucket[NEIGH_BUCKETS];
 	struct neigh_counters ctr;
 };
@@ -73,6 +77,12 @@ void neigh_set_rib(struct neigh_table *nt, struct rib *rib)
 	nt->rib = rib;
 }
 
+void neigh_set_resolver(struct neigh_table *nt, uint16_t port, neigh_resolver_fn fn, void *arg)
+{
+	nt->resolver[port] = fn;
+	nt->resolver_arg[port] = arg;
+}
+
 void neigh_free(struct neigh_table *nt)
 {
 	if (!nt)
@@ -94,6 +104,8 @@ void neigh_free(struct neigh_table *nt)
 int neigh_open(struct neigh_table *nt)
 {
 	for (unsigned i = 0; i < nt->dp->nports; i++) {
+		if (nt->resolver[i])
+			continue;
 		/* Protocol 0: this socket only sends; workers see the replies on their rings. */
 		int fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 		if (fd < 0) {
@@ -121,6 +133,15 @@ static uint32_t neigh_source_ip(const struct neigh_table *nt, uint16_t port, uin
 static void neigh_send(struct neigh_table *nt, struct neigh_entry *e, bool unicast)
 {
 	struct port *pt = &nt->dp->ports[e->port];
+
+	if (nt->resolver[e->port]) {
+		/* Asked and answered at once, or not at all: retries and failure as for ARP. */
+		uint8_t mac[6];
+		nt->ctr.requests_sent++;
+		if (nt->resolver[e->port](nt->resolver_arg[e->port], e->port, e->ip, mac))
+			neigh_seen(nt, e->port, e->ip, mac, nt->now_ms);
+		return;
+	}
 	uint8_t frame[ARP_FRAME_LEN];
 	struct sockaddr_ll sll = {
 	    .sll_family = AF_PACKET,
@@ -204,6 +225,7 @@ void neigh_resolve(struct neigh_table *nt, uint16_t port, uint32_t ip, uint64_t 
 {
 	struct neigh_entry *e;
 
+	nt->now_ms = now_ms;
 	if (port >= nt->dp->nports)
 		return;
 	e = neigh_find(nt, port, ip);
@@ -315,6 +337,7 @@ static void neigh_tick_one(struct neigh_table *nt, struct neigh_entry *e, uint64
 
 void neigh_timer(struct neigh_table *nt, uint64_t now_ms)
 {
+	nt->now_ms = now_ms;
 	for (unsigned b = 0; b < NEIGH_BUCKETS; b++) {
 		struct neigh_entry *e = nt->bucket[b];
 		while (e) {

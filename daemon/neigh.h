@@ -8,6 +8,7 @@
 #ifndef CELLGATE_NEIGH_H
 #define CELLGATE_NEIGH_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -28,6 +29,16 @@ struct neigh_counters {
 struct neigh_table *neigh_new(struct dataplane *dp, const struct cfg *cfg);
 void neigh_free(struct neigh_table *nt);
 void neigh_set_rib(struct neigh_table *nt, struct rib *rib);
+
+/*
+ * Resolve neighbours on `port` by asking fn instead of sending ARP (ATM
+ * subinterfaces: the peer's VC comes from a static map or InATMARP). fn
+ * fills in the next hop's MAC and returns true, or returns false when the
+ * address is unknown; the retry and failure rules stay those of ARP.
+ * Set before neigh_open.
+ */
+typedef bool (*neigh_resolver_fn)(void *arg, uint16_t port, uint32_t ip, uint8_t mac[6]);
+void neigh_set_resolver(struct neigh_table *nt, uint16_t port, neigh_resolver_fn fn, void *arg);
 
 /* Open the per-port sockets used to send requests. 0 or negative errno (logged). */
 int neigh_open(struct neigh_table *nt);

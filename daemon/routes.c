@@ -2,32 +2,55 @@
 
 #include "routes.h"
 
+/*
+ * The dataplane port a route names: an Ethernet or ATM port (same index as in
+ * the configuration), or an ATM subinterface (after all ports). -1 if none.
+ */
+static int dp_port_index(const struct cfg *cfg, const char *name)
+{
+	int i = cfg_port_index(cfg, name);
+
+	if (i >= 0)
+		return i;
+	i = cfg_subif_index(cfg, name);
+	return i >= 0 ? (int)cfg->nports + i : -1;
+}
+
+static unsigned routes_connected_one(struct rib *rib, unsigned port,
+                                     const struct cfg_addr4 *addrs, unsigned naddrs)
+{
+	struct rib_path on_port = {.port = (int)port, .weight = 1};
+	unsigned failed = 0;
+
+	for (unsigned i = 0; i < naddrs; i++) {
+		uint32_t a = addrs[i].addr;
+		uint8_t len = addrs[i].plen;
+		uint32_t mask = len ? 0xffffffffu << (32 - len) : 0;
+
+		/* Our own address: the kernel answers for it (ICMP echo, ARP, routing
+		 * protocols). */
+		failed += rib_route_set(rib, a, 32, RIB_SRC_LOCAL, NH_LOCAL, NULL, 0) != 0;
+		if (len >= 31) /* RFC 3021: /31 and /32 have no broadcast */
+			continue;
+		failed += rib_route_set(rib, a & mask, len, RIB_SRC_CONNECTED, NH_GLEAN,
+		                        &on_port, 1) != 0;
+		/* Directed broadcast is not forwarded by default (RFC 2644): the host takes
+		 * it. */
+		failed += rib_route_set(rib, a | ~mask, 32, RIB_SRC_LOCAL, NH_LOCAL, NULL,
+		                        0) != 0;
+	}
+	return failed;
+}
+
 static unsigned routes_connected(struct rib *rib, const struct cfg *cfg)
 {
 	unsigned failed = 0;
 
-	for (unsigned p = 0; p < cfg->nports; p++) {
-		const struct cfg_port *cp = &cfg->ports[p];
-		struct rib_path on_port = {.port = (int)p, .weight = 1};
-
-		for (unsigned i = 0; i < cp->naddrs; i++) {
-			uint32_t a = cp->addrs[i].addr;
-			uint8_t len = cp->addrs[i].plen;
-			uint32_t mask = len ? 0xffffffffu << (32 - len) : 0;
-
-			/* Our own address: the kernel answers for it (ICMP echo, ARP, routing
-			 * protocols). */
-			failed += rib_route_set(rib, a, 32, RIB_SRC_LOCAL, NH_LOCAL, NULL, 0) != 0;
-			if (len >= 31) /* RFC 3021: /31 and /32 have no broadcast */
-				continue;
-			failed += rib_route_set(rib, a & mask, len, RIB_SRC_CONNECTED, NH_GLEAN,
-			                        &on_port, 1) != 0;
-			/* Directed broadcast is not forwarded by default (RFC 2644): the host takes
-			 * it. */
-			failed += rib_route_set(rib, a | ~mask, 32, RIB_SRC_LOCAL, NH_LOCAL, NULL,
-			                        0) != 0;
-		}
-	}
+	for (unsigned p = 0; p < cfg->nports; p++)
+		failed += routes_connected_one(rib, p, cfg->ports[p].addrs, cfg->ports[p].naddrs);
+	for (unsigned s = 0; s < cfg->nsubifs; s++)
+		failed += routes_connected_one(rib, cfg->nports + s, cfg->subifs[s].addrs,
+		                               cfg->subifs[s].naddrs);
 	return failed;
 }
 
@@ -48,12 +71,12 @@ static int route_static_one(struct rib *rib, const struct cfg *cfg, const struct
 	for (unsigned i = 0; i < r->nnexthops; i++) {
 		const struct cfg_nexthop *nh = &r->nexthops[i];
 		paths[i].gw = nh->gateway;
-		paths[i].port = nh->port[0] ? cfg_port_index(cfg, nh->port) : -1;
+		paths[i].port = nh->port[0] ? dp_port_index(cfg, nh->port) : -1;
 		paths[i].weight = nh->weight ? nh->weight : 1;
 	}
 	if (r->nnexthops == 0) {
 		/* An interface-only route: every destination in it is on-link there. */
-		struct rib_path onlink = {.port = cfg_port_index(cfg, r->interface), .weight = 1};
+		struct rib_path onlink = {.port = dp_port_index(cfg, r->interface), .weight = 1};
 		if (onlink.port < 0)
 			return -ENOENT;
 		return rib_route_set(rib, r->prefix, r->plen, RIB_SRC_STATIC, NH_GLEAN, &onlink, 1);

@@ -61,7 +61,9 @@ void control_stats_json(struct control *ctl, FILE *out)
 		        "%s{\"id\":%u,\"cpu\":%d,\"loops\":%lu,\"bursts\":%lu,\"arp-held\":%lu}",
 		        w ? "," : "", w, ctl->worker_cpu[w], snap.worker_loops[w],
 		        snap.worker_bursts[w], snap.worker_held[w]);
-	fputs("]}\n", out);
+	fputc(']', out);
+	atm_stats_json(ctl->atm, &snap, out);
+	fputs("}\n", out);
 }
 
 int control_stats_write(struct control *ctl)

@@ -3,11 +3,24 @@
 #include <string.h>
 
 #include "dataplane.h"
+#include "port_cellpw.h"
 #include "worker_priv.h"
 
 const char *const drop_reason_name[DROP__MAX] = {
 #define X(id, name, desc) [DROP_##id] = name,
     DROP_REASONS(X)
+#undef X
+};
+
+const char *const vc_drop_name[VC_DROP__MAX] = {
+#define X(id, name, desc) [VC_DROP_##id] = name,
+    VC_DROP_REASONS(X)
+#undef X
+};
+
+const char *const vc_drop_desc[VC_DROP__MAX] = {
+#define X(id, name, desc) [VC_DROP_##id] = desc,
+    VC_DROP_REASONS(X)
 #undef X
 };
 
@@ -60,6 +73,42 @@ void stats_sum(const struct worker_counters *const *wc, unsigned nworkers, unsig
 			snap->port[p].drops_total += snap->port[p].c.drops[r];
 }
 
+/* VC and ATM port counters: written by the worker owning the port, read relaxed here. */
+static void stats_atm_take(const struct dataplane *dp, struct stats_snapshot *snap)
+{
+	for (unsigned p = 0; p < dp->nports; p++) {
+		const struct port *pt = &dp->ports[p];
+		const struct cellpw_queue *c;
+
+		if (pt->ops != &port_cellpw_ops || !(c = cellpw_queue_of((struct port *)pt)))
+			continue;
+		snap->is_atm[p] = true;
+		const uint64_t *src = (const uint64_t *)&c->ctr;
+		uint64_t *dst = (uint64_t *)&snap->atm[p];
+		for (size_t i = 0; i < sizeof(c->ctr) / 8; i++)
+			dst[i] = CTR_READ(src[i]);
+	}
+	snap->nvcs = dp->vcs ? dp->nvcs : 0;
+	for (unsigned v = 0; v < snap->nvcs; v++) {
+		const struct atm_vc *vc = &dp->vcs[v];
+		struct stats_vc *s = &snap->vc[v];
+		const uint64_t *src = (const uint64_t *)&vc->ctr;
+		uint64_t *dst = (uint64_t *)&s->c;
+
+		s->id = (uint16_t)v;
+		s->atm_port = vc->cfg.atm_port;
+		s->subif = vc->cfg.subif;
+		s->vpi = vc->cfg.vpi;
+		s->vci = vc->cfg.vci;
+		s->oper = __atomic_load_n(&vc->oper, __ATOMIC_ACQUIRE);
+		s->oper_change_ms = __atomic_load_n(&vc->oper_change_ms, __ATOMIC_RELAXED);
+		for (size_t i = 0; i < sizeof(vc->ctr) / 8; i++)
+			dst[i] = CTR_READ(src[i]);
+		for (unsigned r = 0; r < VC_DROP__MAX; r++)
+			s->discards_total += s->c.discards[r];
+	}
+}
+
 void dp_stats_take(const struct dataplane *dp, struct stats_snapshot *snap)
 {
 	const struct worker_counters *wc[WORKER_MAX];
@@ -69,4 +118,5 @@ void dp_stats_take(const struct dataplane *dp, struct stats_snapshot *snap)
 	stats_sum(wc, dp->nworkers, dp->nports, snap);
 	for (unsigned i = 0; i < dp->nworkers; i++)
 		snap->worker_held[i] = dp_worker_held(dp, i);
+	stats_atm_take(dp, snap);
 }

@@ -32,6 +32,8 @@ struct dataplane {
 	struct fib4 *fib;
 	struct nh_tables *nht;
 	struct dp_params params;
+	struct atm_vc *vcs; /* VC_MAX entries when ATM ports exist, else NULL */
+	unsigned nvcs;
 	int stop; /* set by the control thread, read by workers */
 };
 

@@ -14,6 +14,9 @@
 enum dp_event_type {
 	DP_EV_RESOLVE = 1, /* need the MAC of `ip` on `port` */
 	DP_EV_ARP_SEEN,    /* an ARP frame said `ip` is at `mac` on `port` */
+	DP_EV_VC_STATE,    /* VC `vc` went oper `val` (enum vc_oper); `port` = subinterface */
+	DP_EV_INATMARP,    /* InATMARP says `ip` is the far end of VC `vc` on subinterface `port` */
+	DP_EV_VC_PING,     /* on-demand loopback on VC `vc`: `val` = round trip in us, 0 = lost */
 };
 
 struct dp_event {
@@ -21,6 +24,8 @@ struct dp_event {
 	uint8_t mac[6];
 	uint16_t port;
 	uint32_t ip; /* host order */
+	uint16_t vc;
+	uint32_t val;
 };
 
 struct event_ring {

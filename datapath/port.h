@@ -65,6 +65,13 @@ struct port_ops {
 	 * only; 0 or a negative errno.
 	 */
 	int (*queue_ring_drops)(struct port_queue *q, uint64_t *drops);
+
+	/*
+	 * Optional: the worker leaves a received frame to the kernel. Drivers
+	 * whose netdev already saw the frame (AF_PACKET taps a real NIC) leave
+	 * this NULL; an ATM subinterface writes the IP packet to its TUN.
+	 */
+	void (*punt)(struct port_queue *q, const struct pkt *p);
 };
 
 struct port {
@@ -83,6 +90,7 @@ struct port {
 	 */
 	bool tx_offload;
 	struct port_settings settings;
+	void *drv; /* driver-specific settings the daemon fills in before queue_open */
 	const struct port_ops *ops;
 	struct port_queue *queues[WORKER_MAX];
 	unsigned nqueues;
@@ -92,5 +100,7 @@ struct port {
 const struct port_ops *port_ops_find(const char *driver);
 
 extern const struct port_ops port_afpacket_ops;
+extern const struct port_ops port_cellpw_ops; /* ATM cells over Ethernet, RFC 4717 */
+extern const struct port_ops port_atmsub_ops; /* ATM subinterfaces, set up by the daemon */
 
 #endif

@@ -11,8 +11,10 @@
 #ifndef CELLGATE_STATS_H
 #define CELLGATE_STATS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
+#include "atm/vc.h"
 #include "port.h"
 
 #define DROP_REASONS(X)                                                                            \
@@ -77,6 +79,15 @@ struct stats_port {
 	uint64_t drops_total;
 };
 
+/* One VC: its identity, state and counters. */
+struct stats_vc {
+	uint16_t id, atm_port, subif, vpi, vci;
+	uint8_t oper;            /* enum vc_oper */
+	uint64_t oper_change_ms; /* CLOCK_REALTIME ms, 0 = no change since start */
+	struct vc_counters c;
+	uint64_t discards_total;
+};
+
 struct stats_snapshot {
 	unsigned nports;
 	struct stats_port port[PORT_MAX];
@@ -85,6 +96,10 @@ struct stats_snapshot {
 	uint64_t worker_bursts[WORKER_MAX]; /* loop passes that found packets */
 	uint64_t worker_held[WORKER_MAX];   /* packets waiting for ARP now (in flight) */
 	uint64_t events_lost;
+	unsigned nvcs;
+	struct stats_vc vc[VC_MAX];
+	bool is_atm[PORT_MAX]; /* port is an ATM port: atm[] holds its counters */
+	struct atm_port_counters atm[PORT_MAX];
 };
 
 /* Sum `nworkers` per-worker counter blocks into `snap` (ports 0..nports-1). */

@@ -68,7 +68,7 @@ static bool classify(struct worker *w, struct pkt *p)
 	if (type != ETHERTYPE_IPV4) {
 		if (type == ETHERTYPE_ARP)
 			arp_snoop(w, p);
-		CTR_ADD(c->to_kernel, 1);
+		worker_to_kernel(w, p);
 		return false;
 	}
 	const uint8_t *ip = p->data + 14;
@@ -80,7 +80,7 @@ static bool classify(struct worker *w, struct pkt *p)
 	/* Link-layer broadcast/multicast and multicast/limited-broadcast IP are the host's
 	 * business. */
 	if (p->l2_class != PKT_L2_HOST || ip4_dst_is_local_only(rd32(ip + 16))) {
-		CTR_ADD(c->to_kernel, 1);
+		worker_to_kernel(w, p);
 		return false;
 	}
 	if (ip4_src_is_martian(rd32(ip + 12))) {

@@ -275,7 +275,7 @@ enum fwd_result worker_forward(struct worker *w, struct pkt *p, uint32_t nhg_id,
 
 	switch (nh->type) {
 	case NH_LOCAL:
-		CTR_ADD(w->ctr->port[p->in_port].to_kernel, 1);
+		worker_to_kernel(w, p);
 		return FWD_DONE;
 	case NH_BLACKHOLE:
 		worker_drop(w, p, DROP_BLACKHOLE);

@@ -68,6 +68,16 @@ enum fwd_result worker_forward(struct worker *w, struct pkt *p, uint32_t nhg_id,
 void worker_tx_flush(struct worker *w);
 void worker_drop(struct worker *w, const struct pkt *p, enum drop_reason r);
 
+/* Count a frame as left to the kernel and hand it over where the port needs that. */
+static inline void worker_to_kernel(struct worker *w, const struct pkt *p)
+{
+	const struct port *pt = &w->dp->ports[p->in_port];
+
+	CTR_ADD(w->ctr->port[p->in_port].to_kernel, 1);
+	if (pt->ops->punt)
+		pt->ops->punt(pt->queues[w->id], p);
+}
+
 /* worker_hold.c */
 void worker_hold_add(struct worker *w, const struct pkt *p, uint32_t ip, uint16_t port);
 void worker_hold_run(struct worker *w);

@@ -214,10 +214,11 @@ class DaemonError(Exception):
 
 
 class Daemon:
-    """cellgated running in the router namespace of a Topology."""
+    """cellgated running in a namespace of a Topology (the router's by default)."""
 
-    def __init__(self, topo, config, binary=None, args=()):
+    def __init__(self, topo, config, binary=None, args=(), ns="r"):
         self.topo = topo
+        self.ns = ns
         self.config = config
         self.binary = binary or cellgated_path()
         self.args = list(args)
@@ -236,7 +237,7 @@ class Daemon:
             json.dump(self.config, f, indent=2)
         self._err = open(self.stderr_path, "w")
         self.proc = self.topo.popen(
-            "r", [self.binary, "-f", self.cfg, "-d", "-r", self.rundir] +
+            self.ns, [self.binary, "-f", self.cfg, "-d", "-r", self.rundir] +
             self.args, stdout=self._err, stderr=subprocess.STDOUT)
         pidfile = os.path.join(self.rundir, "cellgated.pid")
         deadline = time.monotonic() + timeout

@@ -1,0 +1,438 @@
+#include <arpa/inet.h>
+#include <errno.h>
+#include <event2/event.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "atm.h"
+#include "datapath/log.h"
+#include "datapath/port_cellpw.h"
+#include "netdev.h"
+#include "tun.h"
+
+#define ATM_PORT_MTU    9180 /* the ATM port's own netdev carries nothing; RFC 2225 default */
+#define TUN_READS_MAX   64   /* packets per readable callback, so one TUN cannot hog the loop */
+#define LEARNED_TTL_MIN 60000
+
+struct atm_subif_rt {
+	struct atm_ctl *a;
+	unsigned s; /* cfg subif index */
+	uint16_t port;
+	struct atmsub_settings set;
+	struct event *ev;
+	uint64_t host_tx_drops;
+};
+
+struct atm_ctl {
+	struct dataplane *dp;
+	const struct cfg *cfg;
+	struct neigh_table *nt;
+	struct cellpw_settings *pw[PORT_MAX];
+	int port_tun_fd[PORT_MAX];
+	struct atm_subif_rt sub[CFG_SUBIF_MAX];
+	uint32_t learned[VC_MAX]; /* InATMARP: the far end's address per VC */
+	uint64_t learned_ms[VC_MAX];
+	uint32_t last_rtt_us[VC_MAX];
+	uint64_t pings_lost[VC_MAX];
+	uint64_t now_ms;
+};
+
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static const char *ip_str(uint32_t ip, char *buf)
+{
+	struct in_addr in = {.s_addr = htonl(ip)};
+	return inet_ntop(AF_INET, &in, buf, INET_ADDRSTRLEN);
+}
+
+struct atm_ctl *atm_new(struct dataplane *dp, const struct cfg *cfg)
+{
+	struct atm_ctl *a = calloc(1, sizeof(*a));
+
+	if (!a)
+		return NULL;
+	a->dp = dp;
+	a->cfg = cfg;
+	for (unsigned i = 0; i < PORT_MAX; i++)
+		a->port_tun_fd[i] = -1;
+	for (unsigned s = 0; s < CFG_SUBIF_MAX; s++)
+		a->sub[s].set.tun_fd = -1;
+	if (cfg->npvcs) {
+		dp->vcs = calloc(VC_MAX, sizeof(*dp->vcs));
+		if (!dp->vcs) {
+			free(a);
+			return NULL;
+		}
+		dp->nvcs = cfg->npvcs;
+	}
+	return a;
+}
+
+void atm_free(struct atm_ctl *a)
+{
+	if (!a)
+		return;
+	for (unsigned s = 0; s < CFG_SUBIF_MAX; s++) {
+		if (a->sub[s].ev)
+			event_free(a->sub[s].ev);
+		if (a->sub[s].set.tun_fd >= 0)
+			close(a->sub[s].set.tun_fd);
+	}
+	for (unsigned i = 0; i < PORT_MAX; i++) {
+		if (a->port_tun_fd[i] >= 0)
+			close(a->port_tun_fd[i]);
+		free(a->pw[i]);
+	}
+	free(a->dp->vcs);
+	a->dp->vcs = NULL;
+	a->dp->nvcs = 0;
+	free(a);
+}
+
+static void vc_cfg_fill(struct atm_vc_cfg *v, const struct cfg *cfg, const struct cfg_pvc *pc)
+{
+	const struct cfg_subif *sub = &cfg->subifs[pc->subif];
+
+	*v = (struct atm_vc_cfg){
+	    .atm_port = (uint16_t)sub->port,
+	    .subif = (uint16_t)(cfg->nports + pc->subif),
+	    .vpi = pc->vpi,
+	    .vci = pc->vci,
+	    .encap = pc->encap == CFG_ENCAP_VCMUX_IPV4 ? VC_ENCAP_VCMUX_IPV4 : VC_ENCAP_LLC_SNAP,
+	    .cbr = pc->service == CFG_SERVICE_CBR,
+	    .mtu = pc->mtu,
+	    .pcr = pc->pcr,
+	    .queue_cells = pc->queue_cells,
+	    .reasm_timeout_ms = pc->reasm_timeout_ms,
+	    .oam_enabled = pc->oam_enabled,
+	    .oam_interval_ms = pc->oam_interval_ms,
+	    .oam_retry_ms = pc->oam_retry_ms,
+	    .oam_down_count = pc->oam_down_count,
+	    .oam_up_count = pc->oam_up_count,
+	    .inatmarp = pc->inatmarp,
+	    .inatmarp_interval_ms = pc->inatmarp_interval_ms,
+	};
+}
+
+int atm_port_setup(struct atm_ctl *a, unsigned i)
+{
+	const struct cfg *cfg = a->cfg;
+	const struct cfg_port *cp = &cfg->ports[i];
+	struct port *pt = &a->dp->ports[i];
+	struct cellpw_settings *set;
+	int err;
+
+	snprintf(pt->name, sizeof(pt->name), "%s", cp->name);
+	snprintf(pt->netdev, sizeof(pt->netdev), "%s", cp->name);
+	pt->id = (uint16_t)i;
+	pt->settings = cp->settings;
+	pt->ops = port_ops_find(cp->driver);
+	if (!pt->ops) {
+		log_warnx("port %s: unknown driver '%s'", cp->name, cp->driver);
+		return -EINVAL;
+	}
+	if (cp->kind != CFG_PORT_CELLPW)
+		return 0; /* atmsock: its driver explains itself at queue_open */
+	if (cfg->workers != 1) {
+		log_warnx("port %s: ATM ports are served by one worker for now; set system/workers "
+		          "to 1 (configured: %u)",
+		          cp->name, cfg->workers);
+		return -EINVAL;
+	}
+	set = a->pw[i] = calloc(1, sizeof(*set));
+	if (!set)
+		return -ENOMEM;
+	snprintf(set->carrier, sizeof(set->carrier), "%s", cp->netdev);
+	if ((err = netdev_lookup(cp->netdev, &set->carrier_ifindex, set->carrier_mac,
+	                         &set->carrier_mtu)) != 0)
+		return err;
+	if ((err = netdev_set_up(set->carrier_ifindex)) != 0)
+		return err;
+	netdev_gro_off(cp->netdev);
+	memcpy(set->encap.dst, cp->cellpw.peer_mac, 6);
+	memcpy(set->encap.src, set->carrier_mac, 6);
+	set->encap.label = cp->cellpw.pw_label;
+	set->encap.control_word = cp->cellpw.control_word;
+	set->max_cells = cp->cellpw.max_cells;
+	set->concat_us = cp->cellpw.concat_us;
+	set->vcs = a->dp->vcs;
+	for (unsigned v = 0; v < cfg->npvcs; v++) {
+		const struct cfg_pvc *pc = &cfg->pvcs[v];
+		if (cfg->subifs[pc->subif].port != i)
+			continue;
+		vc_cfg_fill(&a->dp->vcs[v].cfg, cfg, pc);
+		set->vc_ids[set->nvcs++] = (uint16_t)v;
+	}
+	for (unsigned s = 0; s < cfg->nsubifs; s++)
+		if (cfg->subifs[s].port == i && cfg->subifs[s].naddrs)
+			set->ip4_of_subif[cfg->nports + s] = cfg->subifs[s].addrs[0].addr;
+	memcpy(pt->mac, set->carrier_mac, 6);
+	pt->mtu = ATM_PORT_MTU;
+	pt->drv = set;
+	/* The ATM port's own netdev: its ifindex is the port's identity (IF-MIB, ATM-MIB). */
+	return tun_create(cp->name, ATM_PORT_MTU, &a->port_tun_fd[i], &pt->ifindex);
+}
+
+int atm_subif_setup(struct atm_ctl *a, unsigned s)
+{
+	const struct cfg *cfg = a->cfg;
+	const struct cfg_subif *cs = &cfg->subifs[s];
+	unsigned id = cfg->nports + s;
+	struct port *pt = &a->dp->ports[id];
+	struct atm_subif_rt *rt = &a->sub[s];
+	uint32_t mtu = 0;
+	int err;
+
+	rt->a = a;
+	rt->s = s;
+	rt->port = (uint16_t)id;
+	snprintf(pt->name, sizeof(pt->name), "%s", cs->name);
+	snprintf(pt->netdev, sizeof(pt->netdev), "%s", cs->name);
+	pt->id = (uint16_t)id;
+	pt->ops = &port_atmsub_ops;
+	pt->ip4_addr = cs->naddrs ? cs->addrs[0].addr : 0;
+	rt->set.atm_port = &a->dp->ports[cs->port];
+	rt->set.p2p = cs->type == CFG_SUBIF_P2P;
+	/* The subinterface's MTU: the smallest of its VCs', so any VC can carry what fits. */
+	for (unsigned v = 0; v < cfg->npvcs; v++) {
+		if (cfg->pvcs[v].subif != s)
+			continue;
+		if (mtu == 0 || cfg->pvcs[v].mtu < mtu)
+			mtu = cfg->pvcs[v].mtu;
+		rt->set.p2p_vc = (uint16_t)v;
+	}
+	pt->mtu = mtu ? mtu : ATM_PORT_MTU;
+	pt->drv = &rt->set;
+	if (cfg->ports[cs->port].kind != CFG_PORT_CELLPW) {
+		log_warnx("interface %s: port %s: only cellpw ports carry subinterfaces for now",
+		          cs->name, cfg->ports[cs->port].name);
+		return -EOPNOTSUPP;
+	}
+	if ((err = tun_create(cs->name, pt->mtu, &rt->set.tun_fd, &pt->ifindex)) != 0)
+		return err;
+	for (unsigned i = 0; i < cs->naddrs; i++)
+		if ((err = netdev_addr4_add(pt->ifindex, cs->addrs[i].addr, cs->addrs[i].plen)) != 0)
+			return err;
+	return 0;
+}
+
+/* The VC of subinterface rt a packet for `ip` leaves on, or -1. */
+static int subif_vc_for(const struct atm_subif_rt *rt, uint32_t ip)
+{
+	const struct atm_ctl *a = rt->a;
+	const struct cfg *cfg = a->cfg;
+
+	if (rt->set.p2p)
+		return rt->set.p2p_vc;
+	for (unsigned v = 0; v < cfg->npvcs; v++) {
+		if (cfg->pvcs[v].subif != rt->s)
+			continue;
+		if (cfg->pvcs[v].peer_addr == ip ||
+		    (a->learned[v] == ip &&
+		     a->now_ms - a->learned_ms[v] <=
+		         (cfg->pvcs[v].inatmarp_interval_ms * 3 > LEARNED_TTL_MIN
+		              ? (uint64_t)cfg->pvcs[v].inatmarp_interval_ms * 3
+		              : LEARNED_TTL_MIN)))
+			return (int)v;
+	}
+	return -1;
+}
+
+/* neigh_resolver_fn: the next hop's "MAC" is the VC's synthetic address. */
+static bool atm_resolve(void *arg, uint16_t port, uint32_t ip, uint8_t mac[6])
+{
+	struct atm_ctl *a = arg;
+	int vc;
+
+	if (port < a->cfg->nports)
+		return false;
+	a->now_ms = mono_ms();
+	vc = subif_vc_for(&a->sub[port - a->cfg->nports], ip);
+	if (vc < 0)
+		return false;
+	vc_mac_make((uint16_t)vc, mac);
+	return true;
+}
+
+/* The kernel sent packets into a subinterface: send them down the VC towards their next hop. */
+static void tun_readable(evutil_socket_t fd, short what, void *arg)
+{
+	struct atm_subif_rt *rt = arg;
+	struct atm_ctl *a = rt->a;
+	uint8_t buf[HOST_RING_BUF];
+
+	(void)what;
+	a->now_ms = mono_ms();
+	for (unsigned i = 0; i < TUN_READS_MAX; i++) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+		if (n <= 0)
+			break;
+		uint32_t dst = n >= 20 && (buf[0] >> 4) == 4
+		                   ? (uint32_t)buf[16] << 24 | buf[17] << 16 | buf[18] << 8 | buf[19]
+		                   : 0;
+		int vc = subif_vc_for(rt, dst);
+		if (vc < 0 && dst) {
+			/* Not a direct peer: the gateway our FIB uses for it on this subinterface. */
+			uint32_t g = fib4_lookup(a->dp->fib, dst);
+			if (g) {
+				const struct nexthop *nh = &a->dp->nht->nh[a->dp->nht->nhg[g].slot[0]];
+				if (nh->port == rt->port && nh->gw)
+					vc = subif_vc_for(rt, nh->gw);
+			}
+		}
+		if (vc < 0 || !cellpw_host_tx(rt->set.atm_port, (uint16_t)vc, buf, (size_t)n))
+			rt->host_tx_drops++;
+	}
+}
+
+int atm_start(struct atm_ctl *a, struct event_base *base, struct neigh_table *nt)
+{
+	a->nt = nt;
+	for (unsigned s = 0; s < a->cfg->nsubifs; s++) {
+		struct atm_subif_rt *rt = &a->sub[s];
+		neigh_set_resolver(nt, rt->port, atm_resolve, a);
+		rt->ev = event_new(base, rt->set.tun_fd, EV_READ | EV_PERSIST, tun_readable, rt);
+		if (!rt->ev || event_add(rt->ev, NULL) != 0) {
+			log_warnx("interface %s: cannot watch its TUN", a->cfg->subifs[s].name);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static void vc_name(const struct atm_ctl *a, unsigned vc, char *buf, size_t len)
+{
+	const struct cfg_pvc *pc = &a->cfg->pvcs[vc];
+	const struct cfg_subif *sub = &a->cfg->subifs[pc->subif];
+
+	snprintf(buf, len, "%s VC %u/%u (%s)", a->cfg->ports[sub->port].name, pc->vpi, pc->vci,
+	         sub->name);
+}
+
+static void atm_event(struct atm_ctl *a, const struct dp_event *ev, uint64_t now)
+{
+	char name[96], b[INET_ADDRSTRLEN];
+	uint8_t mac[6];
+
+	if (ev->vc >= a->cfg->npvcs)
+		return;
+	vc_name(a, ev->vc, name, sizeof(name));
+	switch (ev->type) {
+	case DP_EV_VC_STATE:
+		if (ev->val == VC_OPER_DOWN)
+			log_warnx("%s: oper down: %u OAM loopbacks lost in a row", name,
+			          a->cfg->pvcs[ev->vc].oam_down_count);
+		else
+			log_info("%s: oper up: %u OAM loopbacks answered", name,
+			         a->cfg->pvcs[ev->vc].oam_up_count);
+		break;
+	case DP_EV_INATMARP:
+		if (a->learned[ev->vc] != ev->ip)
+			log_info("%s: InATMARP: far end is %s", name, ip_str(ev->ip, b));
+		a->learned[ev->vc] = ev->ip;
+		a->learned_ms[ev->vc] = now;
+		vc_mac_make(ev->vc, mac);
+		neigh_seen(a->nt, ev->port, ev->ip, mac, now);
+		break;
+	case DP_EV_VC_PING:
+		a->last_rtt_us[ev->vc] = ev->val;
+		if (ev->val)
+			log_info("%s: OAM loopback answered in %u us", name, ev->val);
+		else {
+			a->pings_lost[ev->vc]++;
+			log_info("%s: OAM loopback not answered", name);
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+void atm_poll_events(struct atm_ctl *a, uint64_t now_ms)
+{
+	a->now_ms = now_ms;
+	for (unsigned p = 0; p < a->cfg->nports; p++) {
+		struct event_ring *r;
+		struct dp_event ev;
+
+		if (!a->pw[p] || !(r = cellpw_events(&a->dp->ports[p])))
+			continue;
+		while (event_ring_pop(r, &ev))
+			atm_event(a, &ev, now_ms);
+	}
+}
+
+int atm_vc_ping(struct atm_ctl *a, unsigned vc)
+{
+	if (!a->dp->vcs || vc >= a->dp->nvcs)
+		return -ENOENT;
+	__atomic_add_fetch(&a->dp->vcs[vc].ping_req, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+void atm_stats_json(const struct atm_ctl *a, const struct stats_snapshot *s, FILE *out)
+{
+	char b[INET_ADDRSTRLEN];
+
+	fputs(",\"vcs\":[", out);
+	for (unsigned v = 0; v < s->nvcs; v++) {
+		const struct stats_vc *sv = &s->vc[v];
+		const struct vc_counters *c = &sv->c;
+		const struct cfg_pvc *pc = &a->cfg->pvcs[v];
+
+		fprintf(out,
+		        "%s{\"port\":\"%s\",\"interface\":\"%s\",\"vpi\":%u,\"vci\":%u,"
+		        "\"oper\":\"%s\",\"oper-change-ms\":%lu,\"peer\":\"%s\","
+		        "\"cells-in\":%lu,\"clp0-cells-in\":%lu,\"cells-out\":%lu,"
+		        "\"clp0-cells-out\":%lu,\"pdus-in\":%lu,\"pdus-out\":%lu,\"octets-in\":%lu,"
+		        "\"octets-out\":%lu,\"oam-in\":%lu,\"oam-out\":%lu,\"loopbacks-sent\":%lu,"
+		        "\"loopback-replies\":%lu,\"loopbacks-lost\":%lu,\"loopbacks-answered\":%lu,"
+		        "\"inatmarp-in\":%lu,\"inatmarp-out\":%lu,\"oper-changes\":%lu,"
+		        "\"last-ping-rtt-us\":%u,\"discards-total\":%lu,\"discards\":{",
+		        v ? "," : "", a->dp->ports[sv->atm_port].name, a->dp->ports[sv->subif].name,
+		        sv->vpi, sv->vci, sv->oper == VC_OPER_UP ? "up" : "down", sv->oper_change_ms,
+		        ip_str(a->learned[v] ? a->learned[v] : pc->peer_addr, b), c->cells_in,
+		        c->clp0_cells_in, c->cells_out, c->clp0_cells_out, c->pdus_in, c->pdus_out,
+		        c->octets_in, c->octets_out, c->oam_in, c->oam_out, c->lb_sent,
+		        c->lb_replies, c->lb_lost, c->lb_answered, c->inatmarp_in, c->inatmarp_out,
+		        c->oper_changes, a->last_rtt_us[v], sv->discards_total);
+		for (unsigned r = 0; r < VC_DROP__MAX; r++)
+			fprintf(out, "%s\"%s\":%lu", r ? "," : "", vc_drop_name[r], c->discards[r]);
+		fputs("}}", out);
+	}
+	fputs("],\"atm-ports\":[", out);
+	bool first = true;
+	for (unsigned p = 0; p < a->dp->nports; p++) {
+		const struct atm_port_counters *c = &s->atm[p];
+		uint64_t tun_drops = 0;
+
+		if (!s->is_atm[p])
+			continue;
+		for (unsigned i = 0; i < a->cfg->nsubifs; i++)
+			if (a->cfg->subifs[i].port == p)
+				tun_drops += a->sub[i].host_tx_drops;
+		fprintf(out,
+		        "%s{\"name\":\"%s\",\"carrier\":\"%s\",\"frames-in\":%lu,\"octets-in\":%lu,"
+		        "\"frames-out\":%lu,\"octets-out\":%lu,\"cells-in\":%lu,\"cells-out\":%lu,"
+		        "\"non-pw-frames\":%lu,\"pw-bad-label\":%lu,\"pw-malformed\":%lu,"
+		        "\"seq-errors\":%lu,\"unknown-vc-cells\":%lu,\"tx-full\":%lu,\"host-tx\":%lu,"
+		        "\"host-tx-drops\":%lu,\"no-vc\":%lu,\"punted\":%lu,\"punt-errors\":%lu,"
+		        "\"events-lost\":%lu}",
+		        first ? "" : ",", a->dp->ports[p].name, a->pw[p] ? a->pw[p]->carrier : "",
+		        c->frames_in, c->octets_in, c->frames_out, c->octets_out, c->cells_in,
+		        c->cells_out, c->non_pw_frames, c->pw_bad_label, c->pw_malformed,
+		        c->seq_errors, c->unknown_vc_cells, c->tx_full, c->host_tx,
+		        c->host_tx_drops + tun_drops, c->no_vc, c->punted, c->punt_errors,
+		        c->events_lost);
+		first = false;
+	}
+	fputc(']', out);
+}

@@ -1,0 +1,49 @@
+/*
+ * ATM in the daemon: turns the configuration's ATM ports, subinterfaces and
+ * PVCs into dataplane ports (cellpw below, atmsub above) and the VC table;
+ * creates their TUN netdevs; in the control thread, carries what the kernel
+ * sends into a subinterface down the right VC, answers the neighbour code's
+ * "which VC is this address on" (static map, InATMARP), and reports VC
+ * events (oper state, learned peers, loopback round trips).
+ */
+#ifndef CELLGATE_ATM_H
+#define CELLGATE_ATM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "config.h"
+#include "datapath/dataplane.h"
+#include "neigh.h"
+
+struct event_base;
+struct atm_ctl;
+
+/* Allocate; NULL on out of memory. */
+struct atm_ctl *atm_new(struct dataplane *dp, const struct cfg *cfg);
+void atm_free(struct atm_ctl *a);
+
+/*
+ * Set up dataplane port `i` for ATM port cfg->ports[i] (driver cellpw or
+ * atmsock): carrier lookup, TUN netdev, driver settings, VCs. Queues are
+ * opened by the caller afterwards. 0 or a negative errno (logged).
+ */
+int atm_port_setup(struct atm_ctl *a, unsigned i);
+
+/* Set up dataplane port cfg->nports + s for subinterface s (after its ATM port is open). */
+int atm_subif_setup(struct atm_ctl *a, unsigned s);
+
+/* Control thread: TUN readers, neighbour resolvers. Before neigh_open. */
+int atm_start(struct atm_ctl *a, struct event_base *base, struct neigh_table *nt);
+
+/* Drain the ATM ports' event rings (call every tick). */
+void atm_poll_events(struct atm_ctl *a, uint64_t now_ms);
+
+/* Ask for one OAM loopback on VC `vc`; the result is logged and kept (atm_vc_json). */
+int atm_vc_ping(struct atm_ctl *a, unsigned vc);
+
+/* JSON object members "vcs": [...], "atm-ports": [...] for the stats dump. */
+void atm_stats_json(const struct atm_ctl *a, const struct stats_snapshot *s, FILE *out);
+
+#endif

@@ -1,0 +1,164 @@
+/*
+ * The "atmsub" port: an ATM subinterface (point-to-point or multipoint) as
+ * the forwarding path sees it. It owns IPv4 addresses and routes like any
+ * port; frames the worker sends to it leave on one of its VCs:
+ * point-to-point, the one VC; multipoint, the VC named by the next hop's
+ * synthetic MAC (InATMARP or the static map put it there). Frames the worker
+ * leaves to the kernel are written to the subinterface's TUN, so the kernel
+ * (and FRR) see the router's own traffic on it. It receives nothing itself:
+ * the ATM port below delivers SDUs with in_port set to the subinterface.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "atm/rfc2684.h"
+#include "log.h"
+#include "port_cellpw.h"
+
+struct atmsub_queue {
+	struct port *port;
+	struct atmsub_settings *set;
+	struct cellpw_queue *atm;
+};
+
+static inline struct atmsub_queue *SQ(struct port_queue *q)
+{
+	return (struct atmsub_queue *)(void *)q;
+}
+
+static int atmsub_queue_open(struct port *p, unsigned qid, unsigned nqueues,
+                             struct port_queue **out)
+{
+	struct atmsub_settings *set = p->drv;
+	struct atmsub_queue *s;
+
+	(void)nqueues;
+	if (!set || !set->atm_port || qid != 0) {
+		log_warnx("port %s: driver atmsub: no ATM port below, or more than one worker",
+		          p->name);
+		return -EINVAL;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->port = p;
+	s->set = set;
+	s->atm = cellpw_queue_of(set->atm_port);
+	if (!s->atm) {
+		log_warnx("port %s: ATM port %s is not open", p->name, set->atm_port->name);
+		free(s);
+		return -ENODEV;
+	}
+	*out = (struct port_queue *)(void *)s;
+	return 0;
+}
+
+static void atmsub_queue_close(struct port_queue *q)
+{
+	free(SQ(q));
+}
+
+static unsigned atmsub_rx_burst(struct port_queue *q, struct pkt *pkts, unsigned max)
+{
+	(void)q;
+	(void)pkts;
+	(void)max;
+	return 0;
+}
+
+static void atmsub_rx_release(struct port_queue *q)
+{
+	(void)q;
+}
+
+/* The VC a frame for this subinterface leaves on, or -1. */
+static int atmsub_vc(const struct atmsub_queue *s, const struct pkt *p)
+{
+	int vc;
+
+	if (s->set->p2p)
+		return s->set->p2p_vc;
+	vc = vc_mac_vc(p->data);
+	if (vc < 0 || vc >= VC_MAX || s->atm->set->vcs[vc].cfg.subif != s->port->id)
+		return -1;
+	return vc;
+}
+
+static unsigned atmsub_tx_burst(struct port_queue *q, struct pkt *const *pkts, unsigned n)
+{
+	struct atmsub_queue *s = SQ(q);
+	struct cellpw_queue *c = s->atm;
+
+	for (unsigned i = 0; i < n; i++) {
+		const struct pkt *p = pkts[i];
+		int vc = atmsub_vc(s, p);
+		uint16_t type = (uint16_t)(p->data[12] << 8 | p->data[13]);
+
+		if (vc < 0) {
+			CTR_ADD(c->ctr.no_vc, 1);
+			continue;
+		}
+		struct atm_vc *v = &c->set->vcs[vc];
+		if (v->cfg.encap == VC_ENCAP_LLC_SNAP) {
+			const uint8_t *llc = rfc2684_llc_header(type);
+			if (!llc) {
+				CTR_ADD(v->ctr.discards[VC_DROP_UNKNOWN_LLC], 1);
+				continue;
+			}
+			cellpw_vc_send(c, (uint16_t)vc, llc, 8, p->data + 14, p->len - 14);
+		} else if (type == 0x0800) {
+			cellpw_vc_send(c, (uint16_t)vc, NULL, 0, p->data + 14, p->len - 14);
+		} else {
+			CTR_ADD(v->ctr.discards[VC_DROP_UNKNOWN_LLC], 1);
+		}
+	}
+	/* Accepted by the port; what a VC could not take is in its own discards. */
+	return n;
+}
+
+static int atmsub_tx_flush(struct port_queue *q)
+{
+	struct cellpw_queue *c = SQ(q)->atm;
+
+	cellpw_tx_push(c, c->set->concat_us == 0);
+	return 0;
+}
+
+static int atmsub_rx_fd(const struct port_queue *q)
+{
+	(void)q;
+	return -1; /* nothing to wait for: the ATM port's carrier wakes the worker */
+}
+
+static int atmsub_ring_drops(struct port_queue *q, uint64_t *drops)
+{
+	(void)q;
+	*drops = 0;
+	return 0;
+}
+
+static void atmsub_punt(struct port_queue *q, const struct pkt *p)
+{
+	struct atmsub_queue *s = SQ(q);
+
+	/* The TUN takes the IP packet (IFF_NO_PI: the version nibble says v4/v6). */
+	if (p->len > 14 && write(s->set->tun_fd, p->data + 14, p->len - 14) == (ssize_t)(p->len - 14))
+		CTR_ADD(s->atm->ctr.punted, 1);
+	else
+		CTR_ADD(s->atm->ctr.punt_errors, 1);
+}
+
+const struct port_ops port_atmsub_ops = {
+    .driver = "atmsub",
+    .queue_open = atmsub_queue_open,
+    .queue_close = atmsub_queue_close,
+    .rx_burst = atmsub_rx_burst,
+    .rx_release = atmsub_rx_release,
+    .tx_burst = atmsub_tx_burst,
+    .tx_flush = atmsub_tx_flush,
+    .rx_fd = atmsub_rx_fd,
+    .queue_ring_drops = atmsub_ring_drops,
+    .punt = atmsub_punt,
+};

@@ -1,0 +1,256 @@
+/*
+ * The "cellpw" port driver, setup half: open the AF_PACKET queue on the
+ * carrier netdev, allocate the per-VC reassembly and shaping buffers, build
+ * the VPI/VCI lookup. The per-burst work is in port_cellpw_rx.c and
+ * port_cellpw_tx.c, OAM and InATMARP in port_cellpw_ctl.c.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "port_cellpw.h"
+
+static inline struct cellpw_queue *CQ(struct port_queue *q)
+{
+	return (struct cellpw_queue *)(void *)q;
+}
+
+static uint32_t vc_key(uint16_t vpi, uint16_t vci)
+{
+	return (uint32_t)vpi << 16 | vci;
+}
+
+static unsigned vc_slot(uint32_t key)
+{
+	return (key * 2654435761u) >> 22; /* CELLPW_VC_HASH = 1024 */
+}
+
+struct atm_vc *cellpw_vc_find(const struct cellpw_queue *c, uint16_t vpi, uint16_t vci,
+                              uint16_t *vc_id)
+{
+	uint32_t key = vc_key(vpi, vci);
+
+	for (unsigned i = vc_slot(key), n = 0; n < CELLPW_VC_HASH;
+	     i = (i + 1) & (CELLPW_VC_HASH - 1), n++) {
+		if (c->vc_key[i] == key) {
+			*vc_id = c->vc_val[i];
+			return &c->set->vcs[*vc_id];
+		}
+		if (c->vc_key[i] == 0)
+			return NULL;
+	}
+	return NULL;
+}
+
+static void vc_hash_add(struct cellpw_queue *c, uint16_t vpi, uint16_t vci, uint16_t id)
+{
+	uint32_t key = vc_key(vpi, vci);
+	unsigned i = vc_slot(key);
+
+	while (c->vc_key[i] != 0)
+		i = (i + 1) & (CELLPW_VC_HASH - 1);
+	c->vc_key[i] = key;
+	c->vc_val[i] = id;
+}
+
+static void cellpw_vc_free(struct atm_vc *vc)
+{
+	free(vc->rx_buf);
+	free(vc->shape_q);
+	vc->rx_buf = NULL;
+	vc->shape_q = NULL;
+}
+
+static void cellpw_queue_close(struct port_queue *q)
+{
+	struct cellpw_queue *c = CQ(q);
+
+	if (!c)
+		return;
+	if (c->carrier)
+		port_afpacket_ops.queue_close(c->carrier);
+	for (unsigned i = 0; i < c->set->nvcs; i++)
+		cellpw_vc_free(&c->set->vcs[c->set->vc_ids[i]]);
+	free(c->sdu_buf);
+	free(c->tx_buf);
+	free(c->seg_buf);
+	free(c->host);
+	free(c->events);
+	free(c);
+}
+
+/* The largest SDU a VC reassembles: its IP MTU plus the RFC 2684 header. */
+static uint32_t vc_max_sdu(const struct atm_vc *vc)
+{
+	return vc->cfg.mtu + (vc->cfg.encap == VC_ENCAP_LLC_SNAP ? 8 : 0);
+}
+
+static int cellpw_vc_init(struct cellpw_queue *c, struct atm_vc *vc)
+{
+	uint32_t max_sdu = vc_max_sdu(vc);
+	uint32_t cap = aal5_cells_for(max_sdu) * ATM_CELL_PAYLOAD;
+
+	vc->rx_buf = malloc(cap);
+	if (!vc->rx_buf)
+		return -ENOMEM;
+	aal5_reasm_init(&vc->rx, vc->rx_buf, cap, max_sdu);
+	if (vc->cfg.pcr) {
+		vc->shape_q = malloc((size_t)vc->cfg.queue_cells * ATM_PW_CELL_SIZE);
+		if (!vc->shape_q)
+			return -ENOMEM;
+		/* A burst of one frame's worth of cells keeps frames full without exceeding PCR
+		 * over any interval longer than that burst. */
+		atm_shaper_init(&vc->shaper, vc->cfg.pcr, c->set->max_cells);
+	}
+	vc->shape_head = vc->shape_count = 0;
+	vc->oam_next_ms = 0;
+	vc->inatmarp_next_ms = 0;
+	__atomic_store_n(&vc->oper, VC_OPER_UP, __ATOMIC_RELAXED);
+	vc_hash_add(c, vc->cfg.vpi, vc->cfg.vci, (uint16_t)(vc - c->set->vcs));
+	return 0;
+}
+
+static int cellpw_queue_open(struct port *p, unsigned qid, unsigned nqueues,
+                             struct port_queue **out)
+{
+	struct cellpw_settings *set = p->drv;
+	struct cellpw_queue *c;
+	struct port carrier;
+	int err;
+
+	if (!set) {
+		log_warnx("port %s: driver cellpw: no pseudowire settings", p->name);
+		return -EINVAL;
+	}
+	if (qid != 0 || nqueues != 1) {
+		log_warnx("port %s: driver cellpw: an ATM port is served by one worker "
+		          "(system/workers must be 1)",
+		          p->name);
+		return -EINVAL;
+	}
+	if (PW_HDR_MAX + set->max_cells * ATM_PW_CELL_SIZE > 14 + set->carrier_mtu + 4 ||
+	    set->max_cells == 0 || set->max_cells > CELLPW_MAX_CELLS) {
+		log_warnx("port %s: driver cellpw: %u cells per frame do not fit carrier %s "
+		          "(mtu %u): at most %u",
+		          p->name, set->max_cells, set->carrier, set->carrier_mtu,
+		          (set->carrier_mtu + 18 - PW_HDR_MAX) / ATM_PW_CELL_SIZE);
+		return -EINVAL;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->port = p;
+	c->set = set;
+	c->sdu_buf = malloc((size_t)BURST_MAX * CELLPW_RXBUF_SZ);
+	c->tx_buf = malloc((size_t)CELLPW_TX_FRAMES * CELLPW_FRAME_MAX);
+	c->seg_buf = malloc((size_t)CELLPW_SEG_CELLS * ATM_PW_CELL_SIZE);
+	c->host = calloc(1, sizeof(*c->host));
+	c->events = calloc(1, sizeof(*c->events));
+	if (!c->sdu_buf || !c->tx_buf || !c->seg_buf || !c->host || !c->events) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	for (unsigned i = 0; i < CELLPW_TX_FRAMES; i++) {
+		c->tx_pkt[i].data = c->tx_buf + (size_t)i * CELLPW_FRAME_MAX;
+		c->tx_pkt[i].in_port = p->id;
+		c->tx_ptr[i] = &c->tx_pkt[i];
+	}
+	for (unsigned i = 0; i < set->nvcs; i++) {
+		if ((err = cellpw_vc_init(c, &set->vcs[set->vc_ids[i]])) != 0) {
+			log_warnx("port %s: VC %u/%u: out of memory for its buffers", p->name,
+			          set->vcs[set->vc_ids[i]].cfg.vpi, set->vcs[set->vc_ids[i]].cfg.vci);
+			goto fail;
+		}
+	}
+	/* The carrier is an ordinary afpacket queue on the Ethernet netdev. */
+	carrier = (struct port){.id = p->id, .ifindex = set->carrier_ifindex,
+	                        .mtu = set->carrier_mtu, .settings = p->settings,
+	                        .ops = &port_afpacket_ops};
+	snprintf(carrier.name, sizeof(carrier.name), "%s", p->name);
+	snprintf(carrier.netdev, sizeof(carrier.netdev), "%s", set->carrier);
+	memcpy(carrier.mac, set->carrier_mac, 6);
+	carrier.settings.promiscuous = false;
+	if ((err = port_afpacket_ops.queue_open(&carrier, 0, 1, &c->carrier)) != 0)
+		goto fail;
+	*out = (struct port_queue *)(void *)c;
+	return 0;
+fail:
+	cellpw_queue_close((struct port_queue *)(void *)c);
+	return err;
+}
+
+struct cellpw_queue *cellpw_queue_of(struct port *p)
+{
+	return p->nqueues ? CQ(p->queues[0]) : NULL;
+}
+
+struct event_ring *cellpw_events(struct port *p)
+{
+	struct cellpw_queue *c = cellpw_queue_of(p);
+
+	return c ? c->events : NULL;
+}
+
+bool cellpw_host_tx(struct port *atm_port, uint16_t vc, const uint8_t *ip, size_t len)
+{
+	struct cellpw_queue *c = cellpw_queue_of(atm_port);
+	struct host_ring *r;
+
+	if (!c || len > HOST_RING_BUF)
+		return false;
+	r = c->host;
+	uint32_t head = r->head, tail = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
+	if (head - tail >= HOST_RING_SLOTS)
+		return false;
+	struct host_slot *s = &r->slot[head % HOST_RING_SLOTS];
+	s->vc = vc;
+	s->len = (uint16_t)len;
+	memcpy(s->data, ip, len);
+	__atomic_store_n(&r->head, head + 1, __ATOMIC_RELEASE);
+	return true;
+}
+
+static void cellpw_rx_release(struct port_queue *q)
+{
+	(void)q; /* SDUs are copies; carrier blocks go back as soon as they are parsed */
+}
+
+static unsigned cellpw_tx_burst(struct port_queue *q, struct pkt *const *pkts, unsigned n)
+{
+	/* Nothing forwards to the ATM port itself, only to its subinterfaces. */
+	(void)q;
+	(void)pkts;
+	(void)n;
+	return 0;
+}
+
+static int cellpw_tx_flush(struct port_queue *q)
+{
+	cellpw_tx_push(CQ(q), true);
+	return 0;
+}
+
+static int cellpw_rx_fd(const struct port_queue *q)
+{
+	const struct cellpw_queue *c = (const struct cellpw_queue *)(const void *)q;
+
+	return port_afpacket_ops.rx_fd(c->carrier);
+}
+
+static int cellpw_ring_drops(struct port_queue *q, uint64_t *drops)
+{
+	return port_afpacket_ops.queue_ring_drops(CQ(q)->carrier, drops);
+}
+
+const struct port_ops port_cellpw_ops = {
+    .driver = "cellpw",
+    .queue_open = cellpw_queue_open,
+    .queue_close = cellpw_queue_close,
+    .rx_burst = cellpw_rx_burst,
+    .rx_release = cellpw_rx_release,
+    .tx_burst = cellpw_tx_burst,
+    .tx_flush = cellpw_tx_flush,
+    .rx_fd = cellpw_rx_fd,
+    .queue_ring_drops = cellpw_ring_drops,
+};

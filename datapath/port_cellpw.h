@@ -1,0 +1,146 @@
+/*
+ * The "cellpw" ATM port: ATM cells carried over an Ethernet carrier as an
+ * RFC 4717 N-to-one cell-mode pseudowire (MPLS, 52-byte cells), and the
+ * "atmsub" subinterface ports layered on it. Private to port_cellpw*.c and
+ * port_atmsub.c; the daemon sets a port up through the functions at the end.
+ *
+ * Shape: the ATM port is a dataplane port whose rx_burst turns carrier frames
+ * into cells, cells into AAL5 SDUs per VC, and SDUs into ordinary IPv4
+ * Ethernet frames (a synthetic header, see vc.h) that it hands to the worker
+ * as received on the VC's subinterface port (pkt.in_port). The worker then
+ * forwards them like any other frame, and frames it sends to a subinterface
+ * port come back here through atmsub's tx_burst: RFC 2684 encapsulation,
+ * AAL5 segmentation, shaping, and cells packed into carrier frames.
+ *
+ * Threads: every VC of a cellpw port is served by one worker (queue 0), as
+ * AAL5 forbids interleaving two PDUs' cells on a VC and the control word's
+ * sequence numbers are per pseudowire. The daemon refuses ATM ports with more
+ * than one worker until the hand-off between workers exists.
+ */
+#ifndef CELLGATE_PORT_CELLPW_H
+#define CELLGATE_PORT_CELLPW_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "atm/pw.h"
+#include "event_ring.h"
+#include "atm/vc.h"
+#include "port.h"
+
+#define CELLPW_MAX_CELLS 176                 /* cells per carrier frame, RFC 4717 N:1 */
+#define CELLPW_TX_FRAMES 64                  /* frames staged per flush */
+#define CELLPW_FRAME_MAX (PW_HDR_MAX + CELLPW_MAX_CELLS * ATM_PW_CELL_SIZE)
+#define CELLPW_SDU_HEADROOM 16               /* room for the synthetic Ethernet header */
+#define CELLPW_SDU_MAX      (9180 + 8)       /* RFC 2225 MTU + LLC/SNAP */
+#define CELLPW_RXBUF_SZ     (CELLPW_SDU_HEADROOM + CELLPW_SDU_MAX + 64)
+#define CELLPW_SEG_CELLS    ((CELLPW_SDU_MAX + 8 + 47) / 48)
+#define CELLPW_VC_HASH      1024
+#define HOST_RING_SLOTS     64 /* kernel -> VC packets waiting for the worker */
+#define HOST_RING_BUF       (CELLPW_SDU_MAX + 16)
+#define CELLPW_PORT_VCS     VC_MAX
+
+/* One packet the control thread read from a subinterface's TUN, for a VC. */
+struct host_slot {
+	uint16_t vc;
+	uint16_t len;
+	uint8_t data[HOST_RING_BUF];
+};
+
+/* Single-producer (control thread) single-consumer (worker) ring. */
+struct host_ring {
+	uint32_t head __attribute__((aligned(64)));
+	uint32_t tail __attribute__((aligned(64)));
+	struct host_slot slot[HOST_RING_SLOTS];
+};
+
+/* Driver settings, filled in by the daemon before queue_open (port.drv). */
+struct cellpw_settings {
+	char carrier[16];    /* Ethernet netdev carrying the pseudowire */
+	int carrier_ifindex;
+	uint8_t carrier_mac[6];
+	uint32_t carrier_mtu;
+	struct pw_encap encap; /* peer MAC, our MAC, label, control word */
+	uint32_t max_cells;
+	uint32_t concat_us;
+	struct atm_vc *vcs; /* the dataplane's VC table */
+	uint16_t vc_ids[CELLPW_PORT_VCS]; /* VCs on this port */
+	unsigned nvcs;
+	uint32_t ip4_of_subif[PORT_MAX]; /* our address per subinterface, for InATMARP */
+};
+
+struct cellpw_queue {
+	struct port *port;
+	struct cellpw_settings *set;
+	struct port_queue *carrier;   /* the afpacket queue on the carrier netdev */
+	struct atm_port_counters ctr;
+
+	/* VPI/VCI -> VC, open addressing; key 0 = empty (VPI 0/VCI 0 is never a PVC). */
+	uint32_t vc_key[CELLPW_VC_HASH];
+	uint16_t vc_val[CELLPW_VC_HASH];
+
+	/* RX: carrier frames pulled but not yet turned into SDUs. */
+	struct pkt rx_frames[BURST_MAX];
+	unsigned rx_nframes, rx_pos;
+	uint16_t rx_seq_expect; /* 0 = not yet synchronised */
+	uint8_t *sdu_buf;       /* BURST_MAX SDU buffers for one rx_burst */
+	unsigned sdu_used;
+
+	/* TX: carrier frames being filled with cells. */
+	uint8_t *tx_buf;        /* CELLPW_TX_FRAMES frames */
+	struct pkt tx_pkt[CELLPW_TX_FRAMES];
+	struct pkt *tx_ptr[CELLPW_TX_FRAMES];
+	unsigned tx_nframes;    /* complete frames staged */
+	unsigned tx_cells;      /* cells in the frame being filled (frame tx_nframes) */
+	uint64_t tx_partial_since_us;
+	uint16_t tx_seq;
+	uint8_t *seg_buf;       /* one PDU's cells, CELLPW_SEG_CELLS */
+	uint64_t now_us;
+	uint64_t service_ms;
+
+	struct host_ring *host;    /* control -> worker */
+	struct event_ring *events; /* worker -> control: VC state, InATMARP, ping results */
+};
+
+/* port_cellpw.c */
+struct atm_vc *cellpw_vc_find(const struct cellpw_queue *c, uint16_t vpi, uint16_t vci,
+                              uint16_t *vc_id);
+
+/* port_cellpw_rx.c */
+unsigned cellpw_rx_burst(struct port_queue *q, struct pkt *pkts, unsigned max);
+
+/* port_cellpw_tx.c: queue one SDU (already encapsulated by prefix) on a VC. */
+void cellpw_vc_send(struct cellpw_queue *c, uint16_t vc_id, const uint8_t *prefix,
+                    size_t prefix_len, const uint8_t *sdu, size_t len);
+/* Queue one OAM cell (48-byte payload) on a VC, ahead of shaping. */
+void cellpw_oam_send(struct cellpw_queue *c, uint16_t vc_id, const uint8_t payload[48], bool e2e);
+/* Shaping, concatenation timer, OAM and InATMARP timers, host ring: once per poll. */
+void cellpw_service(struct cellpw_queue *c, bool idle);
+/* Hand staged frames (and the partial one when `all`) to the carrier. */
+void cellpw_tx_push(struct cellpw_queue *c, bool all);
+
+/* port_cellpw_ctl.c: OAM and InATMARP, in the worker. */
+void cellpw_oam_rx(struct cellpw_queue *c, uint16_t vc_id, const uint8_t payload[48], bool e2e);
+void cellpw_inatmarp_rx(struct cellpw_queue *c, uint16_t vc_id, const uint8_t *p, size_t len);
+void cellpw_vc_timers(struct cellpw_queue *c, uint64_t now_ms);
+void cellpw_event(struct cellpw_queue *c, const struct dp_event *ev);
+
+/* Setup, control thread. The queue of worker 0 (others do not exist). */
+struct cellpw_queue *cellpw_queue_of(struct port *p);
+/* The ring of VC events (VC state, InATMARP learned, ping results) the control thread drains. */
+struct event_ring *cellpw_events(struct port *p);
+/* Enqueue a packet the kernel sent into a subinterface; false if the ring is full. */
+bool cellpw_host_tx(struct port *atm_port, uint16_t vc, const uint8_t *ip, size_t len);
+
+extern const struct port_ops port_cellpw_ops;
+extern const struct port_ops port_atmsub_ops;
+
+/* Subinterface port settings (port.drv for driver "atmsub"). */
+struct atmsub_settings {
+	struct port *atm_port; /* the cellpw port below */
+	int tun_fd;            /* the subinterface's TUN: punted packets go there */
+	bool p2p;
+	uint16_t p2p_vc;       /* point-to-point: its one VC */
+};
+
+#endif

@@ -1,0 +1,198 @@
+/*
+ * cellpw per-VC control, run by the worker that owns the VCs: OAM F5
+ * loopback (ITU-T I.610 10.2.4) answered and originated, with the VC's
+ * operational state following consecutive misses and successes; InATMARP
+ * (RFC 2225 7) answered and originated; reassembly timeouts. Results the
+ * control thread needs (state changes, learned peers, ping round trips) go to
+ * it as events.
+ */
+#include <string.h>
+#include <time.h>
+
+#include "atm/inatmarp.h"
+#include "atm/oam.h"
+#include "atm/rfc2684.h"
+#include "port_cellpw.h"
+
+#define PING_TAG_BIT     0x80000000u /* on-demand loopbacks, apart from periodic ones */
+#define PING_TIMEOUT_US  2000000u
+#define OP_REQUEST       8 /* RFC 2225 7: InATMARP_Request */
+#define OP_REPLY         9 /* InATMARP_Reply */
+
+void cellpw_event(struct cellpw_queue *c, const struct dp_event *ev)
+{
+	if (!event_ring_push(c->events, ev))
+		CTR_ADD(c->ctr.events_lost, 1);
+}
+
+static uint64_t realtime_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void vc_set_oper(struct cellpw_queue *c, uint16_t vc_id, struct atm_vc *vc, uint8_t oper)
+{
+	if (__atomic_load_n(&vc->oper, __ATOMIC_RELAXED) == oper)
+		return;
+	__atomic_store_n(&vc->oper_change_ms, realtime_ms(), __ATOMIC_RELAXED);
+	__atomic_store_n(&vc->oper, oper, __ATOMIC_RELEASE);
+	CTR_ADD(vc->ctr.oper_changes, 1);
+	cellpw_event(c, &(struct dp_event){.type = DP_EV_VC_STATE, .port = vc->cfg.subif,
+	                                   .vc = vc_id, .val = oper});
+}
+
+static void loopback_send(struct cellpw_queue *c, uint16_t vc_id, uint32_t tag)
+{
+	struct oam_loopback lb = {.indication = 1, .tag = tag};
+	uint8_t payload[ATM_CELL_PAYLOAD];
+
+	/* I.610: location ID all ones = the connection end point; source ID all ones = unused. */
+	memset(lb.location_id, 0xff, sizeof(lb.location_id));
+	memset(lb.source_id, 0xff, sizeof(lb.source_id));
+	oam_loopback_build(payload, &lb);
+	cellpw_oam_send(c, vc_id, payload, true);
+	CTR_ADD(c->set->vcs[vc_id].ctr.lb_sent, 1);
+}
+
+static void oam_success(struct cellpw_queue *c, uint16_t vc_id, struct atm_vc *vc)
+{
+	CTR_ADD(vc->ctr.lb_replies, 1);
+	vc->oam_outstanding = false;
+	vc->oam_misses = 0;
+	if (__atomic_load_n(&vc->oper, __ATOMIC_RELAXED) == VC_OPER_DOWN &&
+	    ++vc->oam_successes >= vc->cfg.oam_up_count) {
+		vc->oam_successes = 0;
+		vc_set_oper(c, vc_id, vc, VC_OPER_UP);
+	}
+}
+
+void cellpw_oam_rx(struct cellpw_queue *c, uint16_t vc_id, const uint8_t payload[48], bool e2e)
+{
+	struct atm_vc *vc = &c->set->vcs[vc_id];
+	struct oam_loopback lb;
+	uint8_t type_func, reply[ATM_CELL_PAYLOAD];
+	int err;
+
+	CTR_ADD(vc->ctr.oam_in, 1);
+	err = oam_parse(payload, &type_func, &lb);
+	if (err != 0) {
+		/* Bad CRC-10, or AIS/RDI/CC and other functions we do not act on. */
+		CTR_ADD(vc->ctr.discards[err == OAM_ERR_CRC ? VC_DROP_OAM_CRC : VC_DROP_OAM_OTHER],
+		        1);
+		return;
+	}
+	if (lb.indication & 1) {
+		/* I.610 10.2.4: the loopback point returns the cell with the indication
+		 * cleared, same tag, on the same flow (segment or end-to-end). */
+		lb.indication = 0;
+		oam_loopback_build(reply, &lb);
+		cellpw_oam_send(c, vc_id, reply, e2e);
+		CTR_ADD(vc->ctr.lb_answered, 1);
+		return;
+	}
+	if (vc->ping_tag && lb.tag == vc->ping_tag) {
+		uint64_t rtt = c->now_us - vc->ping_sent_us;
+		vc->ping_tag = 0;
+		CTR_ADD(vc->ctr.lb_replies, 1);
+		cellpw_event(c, &(struct dp_event){.type = DP_EV_VC_PING, .port = vc->cfg.subif,
+		                                   .vc = vc_id, .val = rtt ? (uint32_t)rtt : 1});
+		return;
+	}
+	if (vc->oam_outstanding && lb.tag == vc->oam_tag)
+		oam_success(c, vc_id, vc);
+	/* Anything else is a late reply to a loopback already counted lost. */
+}
+
+static void oam_timer(struct cellpw_queue *c, uint16_t vc_id, struct atm_vc *vc, uint64_t now_ms)
+{
+	if (now_ms < vc->oam_next_ms)
+		return;
+	if (vc->oam_outstanding) {
+		CTR_ADD(vc->ctr.lb_lost, 1);
+		vc->oam_outstanding = false;
+		vc->oam_successes = 0;
+		if (++vc->oam_misses >= vc->cfg.oam_down_count)
+			vc_set_oper(c, vc_id, vc, VC_OPER_DOWN);
+	}
+	vc->oam_tag = (vc->oam_tag + 1) & ~PING_TAG_BIT;
+	vc->oam_outstanding = true;
+	loopback_send(c, vc_id, vc->oam_tag);
+	/* Cisco-style: the normal interval while all is well, the retry interval
+	 * while loopbacks are being lost or the VC is down. */
+	bool healthy = vc->oam_misses == 0 && __atomic_load_n(&vc->oper, __ATOMIC_RELAXED) ==
+	                                          VC_OPER_UP;
+	vc->oam_next_ms = now_ms + (healthy ? vc->cfg.oam_interval_ms : vc->cfg.oam_retry_ms);
+}
+
+static void ping_timer(struct cellpw_queue *c, uint16_t vc_id, struct atm_vc *vc)
+{
+	uint32_t req = __atomic_load_n(&vc->ping_req, __ATOMIC_ACQUIRE);
+
+	if (vc->ping_tag && c->now_us - vc->ping_sent_us > PING_TIMEOUT_US) {
+		vc->ping_tag = 0;
+		CTR_ADD(vc->ctr.lb_lost, 1);
+		cellpw_event(c, &(struct dp_event){.type = DP_EV_VC_PING, .port = vc->cfg.subif,
+		                                   .vc = vc_id, .val = 0});
+	}
+	if (req == vc->ping_seen || vc->ping_tag)
+		return;
+	vc->ping_seen = req;
+	vc->ping_tag = PING_TAG_BIT | (req & 0x7fffffff);
+	vc->ping_sent_us = c->now_us;
+	loopback_send(c, vc_id, vc->ping_tag);
+}
+
+static void inatmarp_send(struct cellpw_queue *c, uint16_t vc_id, uint16_t op, uint32_t tpa)
+{
+	struct atm_vc *vc = &c->set->vcs[vc_id];
+	struct inatmarp m = {.op = op, .spa = c->set->ip4_of_subif[vc->cfg.subif], .tpa = tpa};
+	uint8_t pkt[64];
+	size_t len;
+
+	if (m.spa == 0 || vc->cfg.encap != VC_ENCAP_LLC_SNAP)
+		return; /* InATMARP needs LLC/SNAP (RFC 2225 7) and an address to offer */
+	len = inatmarp_build(pkt, sizeof(pkt), &m);
+	if (len == 0)
+		return;
+	cellpw_vc_send(c, vc_id, rfc2684_llc_header(0x0806), 8, pkt, len);
+	CTR_ADD(vc->ctr.inatmarp_out, 1);
+}
+
+void cellpw_inatmarp_rx(struct cellpw_queue *c, uint16_t vc_id, const uint8_t *p, size_t len)
+{
+	struct atm_vc *vc = &c->set->vcs[vc_id];
+	struct inatmarp m;
+
+	CTR_ADD(vc->ctr.inatmarp_in, 1);
+	if (inatmarp_parse(p, len, &m) != 0) {
+		CTR_ADD(vc->ctr.discards[VC_DROP_INATMARP_MALFORMED], 1);
+		return;
+	}
+	if (m.spa != 0)
+		cellpw_event(c, &(struct dp_event){.type = DP_EV_INATMARP, .port = vc->cfg.subif,
+		                                   .vc = vc_id, .ip = m.spa});
+	/* RFC 2225 7: answer a request with our address on this VC. */
+	if (m.op == OP_REQUEST)
+		inatmarp_send(c, vc_id, OP_REPLY, m.spa);
+}
+
+void cellpw_vc_timers(struct cellpw_queue *c, uint64_t now_ms)
+{
+	for (unsigned i = 0; i < c->set->nvcs; i++) {
+		uint16_t id = c->set->vc_ids[i];
+		struct atm_vc *vc = &c->set->vcs[id];
+
+		if (aal5_reasm_timed_out(&vc->rx, now_ms, vc->cfg.reasm_timeout_ms))
+			CTR_ADD(vc->ctr.discards[VC_DROP_TIMEOUT], 1);
+		if (vc->cfg.oam_enabled)
+			oam_timer(c, id, vc, now_ms);
+		ping_timer(c, id, vc);
+		if (vc->cfg.inatmarp && now_ms >= vc->inatmarp_next_ms) {
+			inatmarp_send(c, id, OP_REQUEST, 0);
+			vc->inatmarp_next_ms = now_ms + vc->cfg.inatmarp_interval_ms;
+		}
+	}
+}

@@ -1,0 +1,228 @@
+/*
+ * cellpw transmit: SDUs -> AAL5 CPCS-PDUs cut into cells (I.363.5) -> per-VC
+ * shaping at PCR where configured -> cells packed into carrier frames of up to
+ * max-cells-per-frame (RFC 4717 N:1, cells of different VCs may share a
+ * frame) -> the carrier's AF_PACKET TX ring. A frame leaves when it is full,
+ * when its first cell has waited the concatenation timer, or when the worker
+ * runs out of work (no point holding cells on an idle link).
+ */
+#include <string.h>
+
+#include "atm/oam.h"
+#include "atm/rfc2684.h"
+#include "port_cellpw.h"
+
+static void vc_discard(struct atm_vc *vc, enum vc_drop_reason r)
+{
+	CTR_ADD(vc->ctr.discards[r], 1);
+}
+
+static unsigned pw_hdr_len(const struct cellpw_queue *c)
+{
+	return c->set->encap.control_word ? 22 : 18;
+}
+
+static uint8_t *frame_at(struct cellpw_queue *c, unsigned i)
+{
+	return c->tx_buf + (size_t)i * CELLPW_FRAME_MAX;
+}
+
+/* The frame being filled is complete: give it its header and sequence number. */
+static void frame_close(struct cellpw_queue *c)
+{
+	uint8_t *f = frame_at(c, c->tx_nframes);
+	uint16_t seq = 0;
+
+	if (c->set->encap.control_word) {
+		c->tx_seq = pw_seq_next(c->tx_seq);
+		seq = c->tx_seq;
+	}
+	pw_frame_header(f, &c->set->encap, seq);
+	c->tx_pkt[c->tx_nframes].len = pw_hdr_len(c) + c->tx_cells * ATM_PW_CELL_SIZE;
+	c->tx_nframes++;
+	c->tx_cells = 0;
+}
+
+void cellpw_tx_push(struct cellpw_queue *c, bool all)
+{
+	const struct port_ops *car = &port_afpacket_ops;
+	unsigned sent;
+	uint64_t octets = 0;
+
+	if (all && c->tx_cells)
+		frame_close(c);
+	if (c->tx_nframes == 0)
+		return;
+	sent = car->tx_burst(c->carrier, c->tx_ptr, c->tx_nframes);
+	for (unsigned i = 0; i < sent; i++)
+		octets += c->tx_pkt[i].len;
+	car->tx_flush(c->carrier);
+	CTR_ADD(c->ctr.frames_out, sent);
+	CTR_ADD(c->ctr.octets_out, octets);
+	if (sent < c->tx_nframes)
+		CTR_ADD(c->ctr.tx_full, c->tx_nframes - sent);
+	/* Move a frame still being filled to the front. */
+	if (c->tx_cells)
+		memcpy(frame_at(c, 0) + pw_hdr_len(c), frame_at(c, c->tx_nframes) + pw_hdr_len(c),
+		       (size_t)c->tx_cells * ATM_PW_CELL_SIZE);
+	c->tx_nframes = 0;
+}
+
+/* Append cells to the frames being built; returns how many found room. */
+static unsigned cells_append(struct cellpw_queue *c, const uint8_t *cells, unsigned n)
+{
+	unsigned done = 0, max = c->set->max_cells, hlen = pw_hdr_len(c);
+
+	while (done < n) {
+		if (c->tx_nframes == CELLPW_TX_FRAMES) {
+			cellpw_tx_push(c, false);
+			if (c->tx_nframes == CELLPW_TX_FRAMES)
+				break;
+		}
+		unsigned k = max - c->tx_cells;
+		if (k > n - done)
+			k = n - done;
+		if (c->tx_cells == 0)
+			c->tx_partial_since_us = c->now_us;
+		memcpy(frame_at(c, c->tx_nframes) + hlen + (size_t)c->tx_cells * ATM_PW_CELL_SIZE,
+		       cells + (size_t)done * ATM_PW_CELL_SIZE, (size_t)k * ATM_PW_CELL_SIZE);
+		c->tx_cells += k;
+		done += k;
+		if (c->tx_cells == max)
+			frame_close(c);
+	}
+	CTR_ADD(c->ctr.cells_out, done);
+	return done;
+}
+
+static void vc_cells_out(struct atm_vc *vc, unsigned n)
+{
+	/* We never tag cells: CLP stays 0 on everything we send. */
+	CTR_ADD(vc->ctr.cells_out, n);
+	CTR_ADD(vc->ctr.clp0_cells_out, n);
+}
+
+void cellpw_vc_send(struct cellpw_queue *c, uint16_t vc_id, const uint8_t *prefix,
+                    size_t prefix_len, const uint8_t *sdu, size_t len)
+{
+	struct atm_vc *vc = &c->set->vcs[vc_id];
+	size_t sdu_len = prefix_len + len;
+
+	if (__atomic_load_n(&vc->oper, __ATOMIC_RELAXED) != VC_OPER_UP) {
+		vc_discard(vc, VC_DROP_VC_DOWN);
+		return;
+	}
+	if (sdu_len > vc->rx.max_sdu || sdu_len > 65535) {
+		vc_discard(vc, VC_DROP_TOO_BIG);
+		return;
+	}
+	unsigned ncells = aal5_segment(prefix, prefix_len, sdu, len,
+	                               atm_hdr_make(vc->cfg.vpi, vc->cfg.vci, 0, 0), c->seg_buf,
+	                               ATM_PW_CELL_SIZE);
+	if (vc->cfg.pcr == 0) {
+		unsigned sent = cells_append(c, c->seg_buf, ncells);
+		vc_cells_out(vc, sent);
+		if (sent < ncells) {
+			/* The rest of this PDU is lost: the far end counts a length/CRC error. */
+			vc_discard(vc, VC_DROP_TX_FULL);
+			return;
+		}
+	} else {
+		if (vc->shape_count + ncells > vc->cfg.queue_cells) {
+			vc_discard(vc, VC_DROP_QUEUE_FULL);
+			return;
+		}
+		for (unsigned i = 0; i < ncells; i++) {
+			uint32_t slot = (vc->shape_head + vc->shape_count + i) % vc->cfg.queue_cells;
+			memcpy(vc->shape_q + (size_t)slot * ATM_PW_CELL_SIZE,
+			       c->seg_buf + (size_t)i * ATM_PW_CELL_SIZE, ATM_PW_CELL_SIZE);
+		}
+		vc->shape_count += ncells;
+	}
+	CTR_ADD(vc->ctr.pdus_out, 1);
+	CTR_ADD(vc->ctr.octets_out, sdu_len);
+}
+
+void cellpw_oam_send(struct cellpw_queue *c, uint16_t vc_id, const uint8_t payload[48], bool e2e)
+{
+	struct atm_vc *vc = &c->set->vcs[vc_id];
+	uint8_t cell[ATM_PW_CELL_SIZE];
+
+	atm_hdr_store(cell, oam_hdr_word(vc->cfg.vpi, vc->cfg.vci, e2e));
+	memcpy(cell + 4, payload, ATM_CELL_PAYLOAD);
+	if (cells_append(c, cell, 1) == 1) {
+		vc_cells_out(vc, 1);
+		CTR_ADD(vc->ctr.oam_out, 1);
+	} else {
+		vc_discard(vc, VC_DROP_TX_FULL);
+	}
+}
+
+/* Release the cells each shaped VC has tokens for. */
+static void shaping_run(struct cellpw_queue *c)
+{
+	for (unsigned i = 0; i < c->set->nvcs; i++) {
+		struct atm_vc *vc = &c->set->vcs[c->set->vc_ids[i]];
+
+		while (vc->shape_count) {
+			uint32_t want = vc->shape_count;
+			uint32_t run = vc->cfg.queue_cells - vc->shape_head; /* up to the wrap */
+			if (want > run)
+				want = run;
+			uint32_t got = atm_shaper_take(&vc->shaper, c->now_us * 1000, want);
+			if (got == 0)
+				break;
+			unsigned sent = cells_append(
+			    c, vc->shape_q + (size_t)vc->shape_head * ATM_PW_CELL_SIZE, got);
+			vc_cells_out(vc, sent);
+			/* Cells that found no room in the carrier ring are lost with the tokens. */
+			if (sent < got)
+				vc_discard(vc, VC_DROP_TX_FULL);
+			vc->shape_head = (vc->shape_head + got) % vc->cfg.queue_cells;
+			vc->shape_count -= got;
+			if (got < want)
+				break;
+		}
+	}
+}
+
+/* Packets the kernel sent into a subinterface (its TUN), read by the control thread. */
+static void host_ring_run(struct cellpw_queue *c)
+{
+	struct host_ring *r = c->host;
+	uint32_t tail = r->tail, head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+
+	if (tail == head)
+		return;
+	for (; tail != head; tail++) {
+		struct host_slot *s = &r->slot[tail % HOST_RING_SLOTS];
+		struct atm_vc *vc = &c->set->vcs[s->vc];
+		uint16_t type = (s->data[0] >> 4) == 6 ? 0x86DD : 0x0800;
+		const uint8_t *llc = rfc2684_llc_header(type);
+
+		CTR_ADD(c->ctr.host_tx, 1);
+		if (vc->cfg.encap == VC_ENCAP_LLC_SNAP)
+			cellpw_vc_send(c, s->vc, llc, 8, s->data, s->len);
+		else if (type == 0x0800)
+			cellpw_vc_send(c, s->vc, NULL, 0, s->data, s->len);
+		else
+			vc_discard(vc, VC_DROP_UNKNOWN_LLC); /* VC-mux IPv4 carries IPv4 only */
+	}
+	__atomic_store_n(&r->tail, tail, __ATOMIC_RELEASE);
+}
+
+void cellpw_service(struct cellpw_queue *c, bool idle)
+{
+	uint64_t now_ms = c->now_us / 1000;
+
+	host_ring_run(c);
+	shaping_run(c);
+	if (now_ms != c->service_ms) {
+		cellpw_vc_timers(c, now_ms);
+		c->service_ms = now_ms;
+	}
+	if (c->tx_cells && (idle || c->now_us - c->tx_partial_since_us >= c->set->concat_us))
+		cellpw_tx_push(c, true);
+	else if (c->tx_nframes)
+		cellpw_tx_push(c, false);
+}
