@@ -1,0 +1,184 @@
+#include "aal5.h"
+
+#include <string.h>
+
+#include "aal5_crc.h"
+#include "cell.h"
+#include "wire.h"
+
+static const uint8_t zero_pad[ATM_CELL_PAYLOAD];
+
+/*
+ * The CPCS-PDU as four consecutive pieces -- prefix, SDU, pad, trailer -- read 48
+ * octets at a time without first being copied into one buffer.
+ */
+struct pdu_pieces {
+	const uint8_t *p[4];
+	size_t n[4];
+	unsigned i; /* current piece */
+	size_t off; /* octets of it already taken */
+};
+
+static void pieces_take(struct pdu_pieces *s, uint8_t *dst, size_t want)
+{
+	while (want) {
+		size_t left = s->n[s->i] - s->off, n = want < left ? want : left;
+
+		if (n) {
+			memcpy(dst, s->p[s->i] + s->off, n);
+			dst += n;
+			want -= n;
+			s->off += n;
+		}
+		if (s->off == s->n[s->i] && s->i < 3) {
+			s->i++;
+			s->off = 0;
+		}
+	}
+}
+
+/* The 4 or 5 octets that precede the payload of every cell of this PDU but the last. */
+static unsigned cell_header(uint8_t *h, uint32_t w, size_t cell_size)
+{
+	atm_hdr_store(h, w);
+	if (cell_size == ATM_CELL_SIZE) {
+		h[4] = atm_hec(h);
+		return 5;
+	}
+	return 4;
+}
+
+unsigned aal5_segment(const uint8_t *prefix, size_t prefix_len, const uint8_t *sdu, size_t sdu_len,
+                      uint32_t hdr_word, uint8_t *out, size_t cell_size)
+{
+	size_t total = prefix_len + sdu_len;
+
+	/* I.363.5 §9.2: Length 1..65535; 0 is the abort indication, never a real SDU. */
+	if (total == 0 || total > AAL5_SDU_MAX || (prefix_len && !prefix) || (sdu_len && !sdu))
+		return 0;
+	if (cell_size != ATM_PW_CELL_SIZE && cell_size != ATM_CELL_SIZE)
+		return 0;
+	if (atm_hdr_pti(hdr_word) & ATM_PTI_OAM)
+		return 0;
+
+	unsigned ncells = aal5_cells_for(total);
+	size_t pad = (size_t)ncells * ATM_CELL_PAYLOAD - AAL5_TRAILER_SIZE - total;
+	uint8_t trailer[AAL5_TRAILER_SIZE] = {0, 0, (uint8_t)(total >> 8), (uint8_t)total};
+
+	/* The CRC runs over SDU, pad, UU, CPI and Length: the SDU in one contiguous call. */
+	uint32_t crc = AAL5_CRC32_INIT;
+	crc = aal5_crc32_update(crc, prefix, prefix_len);
+	crc = aal5_crc32_update(crc, sdu, sdu_len);
+	crc = aal5_crc32_update(crc, zero_pad, pad);
+	crc = aal5_crc32_final(aal5_crc32_update(crc, trailer, 4));
+	wire_put32(trailer + 4, crc);
+
+	/* I.363.5 §9.1: AUU = 1 marks the last cell of the PDU, 0 every other one. */
+	uint8_t hdr_mid[5], hdr_last[5];
+	uint32_t auu = (uint32_t)ATM_PTI_AUU << 1;
+	unsigned hlen = cell_header(hdr_mid, hdr_word & ~auu, cell_size);
+	cell_header(hdr_last, hdr_word | auu, cell_size);
+
+	struct pdu_pieces s = {
+	    {prefix, sdu, zero_pad, trailer}, {prefix_len, sdu_len, pad, 8}, 0, 0};
+	for (unsigned c = 0; c < ncells; c++, out += cell_size) {
+		memcpy(out, c + 1 == ncells ? hdr_last : hdr_mid, hlen);
+		if (s.i == 1 && s.n[1] - s.off >= ATM_CELL_PAYLOAD) {
+			/* Fast path: the whole payload lies inside the SDU. */
+			memcpy(out + hlen, sdu + s.off, ATM_CELL_PAYLOAD);
+			s.off += ATM_CELL_PAYLOAD;
+		} else {
+			pieces_take(&s, out + hlen, ATM_CELL_PAYLOAD);
+		}
+	}
+	return ncells;
+}
+
+void aal5_reasm_init(struct aal5_reasm *r, uint8_t *buf, uint32_t cap, uint32_t max_sdu)
+{
+	r->buf = buf;
+	r->cap = cap;
+	r->len = 0;
+	r->max_sdu = max_sdu > AAL5_SDU_MAX ? AAL5_SDU_MAX : max_sdu;
+	r->first_ms = 0;
+	r->discard = false;
+}
+
+static void reasm_reset(struct aal5_reasm *r)
+{
+	r->len = 0;
+	r->discard = false;
+}
+
+/* Octets a PDU may occupy: the cells max_sdu needs, and never more than the buffer. */
+static uint32_t reasm_limit(const struct aal5_reasm *r)
+{
+	uint32_t lim = aal5_cells_for(r->max_sdu) * ATM_CELL_PAYLOAD;
+
+	return lim < r->cap ? lim : r->cap;
+}
+
+/* The last cell is in: check the trailer (I.363.5 §10) and reset for the next PDU. */
+static enum aal5_status reasm_finish(struct aal5_reasm *r, uint32_t *sdu_len)
+{
+	const uint8_t *trailer = r->buf + r->len - AAL5_TRAILER_SIZE;
+	uint32_t length = (uint32_t)trailer[2] << 8 | trailer[3];
+	uint32_t total = r->len;
+	enum aal5_status st;
+
+	reasm_reset(r);
+	if (length == 0)
+		st = AAL5_ERR_ABORT;
+	else if (aal5_crc32(r->buf, total - 4) != wire_get32(trailer + 4))
+		st = AAL5_ERR_CRC;
+	else if (aal5_cells_for(length) * ATM_CELL_PAYLOAD != total)
+		st = AAL5_ERR_LENGTH; /* pad would be negative or 48 or more */
+	else if (length > r->max_sdu)
+		st = AAL5_ERR_OVERSIZE;
+	else
+		st = AAL5_DONE;
+	*sdu_len = st == AAL5_DONE ? length : 0;
+	return st;
+}
+
+enum aal5_status aal5_reasm_cell(struct aal5_reasm *r, const uint8_t payload[48], bool last,
+                                 uint64_t now_ms, uint32_t *sdu_len)
+{
+	*sdu_len = 0;
+	if (r->discard) {
+		if (last)
+			reasm_reset(r);
+		return AAL5_MORE;
+	}
+	if (r->len == 0)
+		r->first_ms = now_ms;
+	if (r->len + ATM_CELL_PAYLOAD > reasm_limit(r)) {
+		reasm_reset(r);
+		r->discard = !last; /* drop the rest of this PDU, up to its last cell */
+		return AAL5_ERR_OVERSIZE;
+	}
+	memcpy(r->buf + r->len, payload, ATM_CELL_PAYLOAD);
+	r->len += ATM_CELL_PAYLOAD;
+	return last ? reasm_finish(r, sdu_len) : AAL5_MORE;
+}
+
+bool aal5_reasm_timed_out(struct aal5_reasm *r, uint64_t now_ms, uint32_t timeout_ms)
+{
+	if (!aal5_reasm_busy(r) || now_ms < r->first_ms || now_ms - r->first_ms <= timeout_ms)
+		return false;
+
+	bool partial = !r->discard;
+	reasm_reset(r);
+	return partial;
+}
+
+const char *aal5_status_name(enum aal5_status s)
+{
+	static const char *const names[AAL5_STATUS__MAX] = {
+	    [AAL5_MORE] = "more",       [AAL5_DONE] = "done",
+	    [AAL5_ERR_CRC] = "crc",     [AAL5_ERR_LENGTH] = "length",
+	    [AAL5_ERR_ABORT] = "abort", [AAL5_ERR_OVERSIZE] = "oversize",
+	};
+
+	return (unsigned)s < AAL5_STATUS__MAX ? names[s] : "?";
+}

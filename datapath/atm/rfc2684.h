@@ -1,0 +1,34 @@
+/*
+ * Multiprotocol encapsulation over AAL5 (RFC 2684): LLC/SNAP routed PDUs (§5.1, the
+ * default per §4) and VC multiplexing (§6.1), for IPv4, IPv6 and (In)ATMARP.
+ */
+#ifndef CELLGATE_ATM_RFC2684_H
+#define CELLGATE_ATM_RFC2684_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define RFC2684_LLC_LEN 8 /* LLC AA-AA-03, OUI 00-00-00, PID = EtherType */
+
+enum rfc2684_encap {
+	RFC2684_LLC_ROUTED = 0, /* §5.1: protocols identified by the LLC/SNAP header */
+	RFC2684_VCMUX_IPV4,     /* §6.1: the VC carries IPv4 only, no header */
+	RFC2684_VCMUX_IPV6,     /* §6.1: the VC carries IPv6 only, no header */
+};
+
+#define RFC2684_ERR_SHORT       (-1) /* nothing after the header (or not even a header) */
+#define RFC2684_ERR_UNKNOWN_LLC (-2) /* other LLC/OUI/PID: ISO NLPID, bridged, other EtherType */
+#define RFC2684_ERR_ENCAP       (-3) /* `e` is not an rfc2684_encap value */
+
+/* The 8-octet LLC/SNAP header for 0x0800, 0x86DD or 0x0806; NULL for any other EtherType. */
+const uint8_t *rfc2684_llc_header(uint16_t ethertype);
+
+/*
+ * Identify the payload of a CPCS-SDU received on a VC with encapsulation `e`: on 0,
+ * *ethertype is its EtherType and the payload starts at sdu + *hdr_len (0 on VC-mux,
+ * where the EtherType is the VC's). LLC accepts only IPv4, IPv6 and ARP.
+ */
+int rfc2684_decap(enum rfc2684_encap e, const uint8_t *sdu, size_t len, uint16_t *ethertype,
+                  size_t *hdr_len);
+
+#endif
