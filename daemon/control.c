@@ -3,7 +3,8 @@
  * misses and ARP frames seen), every 100 ms run neighbour retries and aging,
  * every second collect ring drops; after RIB changes, wait one RCU grace
  * period and let freed ids be reused. Signals: SIGTERM/SIGINT stop cleanly,
- * SIGUSR1 writes the stats dump.
+ * SIGUSR1 writes the stats dump, SIGUSR2 sends one OAM loopback on every
+ * ATM VC and logs the round trips.
  */
 #include <event2/event.h>
 #include <signal.h>
@@ -90,6 +91,11 @@ static void control_signal(evutil_socket_t sig, short what, void *arg)
 		log_info("signal %d: stopping", (int)sig);
 		event_base_loopexit(ctl->base, NULL);
 		break;
+	case SIGUSR2:
+		/* Until the CLI has "vc ping": one OAM loopback on every VC, RTTs logged. */
+		for (unsigned v = 0; v < ctl->dp->nvcs; v++)
+			atm_vc_ping(ctl->atm, v);
+		break;
 	case SIGUSR1:
 		control_ring_drops(ctl);
 		if (control_stats_write(ctl) == 0)
@@ -102,12 +108,12 @@ static void control_signal(evutil_socket_t sig, short what, void *arg)
 
 int control_run(struct control *ctl)
 {
-	static const int sigs[] = {SIGTERM, SIGINT, SIGUSR1};
-	struct event *sigev[3], *tick;
+	static const int sigs[] = {SIGTERM, SIGINT, SIGUSR1, SIGUSR2};
+	struct event *sigev[4], *tick;
 	struct timeval tv = {.tv_sec = 0, .tv_usec = 10000};
 	int rc = 0;
 
-	for (unsigned i = 0; i < 3; i++) {
+	for (unsigned i = 0; i < 4; i++) {
 		sigev[i] = evsignal_new(ctl->base, sigs[i], control_signal, ctl);
 		if (!sigev[i] || evsignal_add(sigev[i], NULL) != 0)
 			fatalx("control: cannot watch signal %d", sigs[i]);
@@ -122,7 +128,7 @@ int control_run(struct control *ctl)
 		rc = -1;
 	}
 	event_free(tick);
-	for (unsigned i = 0; i < 3; i++)
+	for (unsigned i = 0; i < 4; i++)
 		event_free(sigev[i]);
 	return rc;
 }

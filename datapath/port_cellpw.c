@@ -5,6 +5,7 @@
  * port_cellpw_tx.c, OAM and InATMARP in port_cellpw_ctl.c.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,7 +70,7 @@ static void cellpw_queue_close(struct port_queue *q)
 	if (!c)
 		return;
 	if (c->carrier)
-		port_afpacket_ops.queue_close(c->carrier);
+		c->set->carrier_ops->queue_close(c->carrier);
 	for (unsigned i = 0; i < c->set->nvcs; i++)
 		cellpw_vc_free(&c->set->vcs[c->set->vc_ids[i]]);
 	free(c->sdu_buf);
@@ -116,7 +117,10 @@ static int cellpw_queue_open(struct port *p, unsigned qid, unsigned nqueues,
 {
 	struct cellpw_settings *set = p->drv;
 	struct cellpw_queue *c;
-	struct port carrier;
+	struct port *carrier;
+
+	if (set && !set->carrier_ops)
+		set->carrier_ops = &port_afpacket_ops;
 	int err;
 
 	if (!set) {
@@ -164,14 +168,15 @@ static int cellpw_queue_open(struct port *p, unsigned qid, unsigned nqueues,
 		}
 	}
 	/* The carrier is an ordinary afpacket queue on the Ethernet netdev. */
-	carrier = (struct port){.id = p->id, .ifindex = set->carrier_ifindex,
-	                        .mtu = set->carrier_mtu, .settings = p->settings,
-	                        .ops = &port_afpacket_ops};
-	snprintf(carrier.name, sizeof(carrier.name), "%s", p->name);
-	snprintf(carrier.netdev, sizeof(carrier.netdev), "%s", set->carrier);
-	memcpy(carrier.mac, set->carrier_mac, 6);
-	carrier.settings.promiscuous = false;
-	if ((err = port_afpacket_ops.queue_open(&carrier, 0, 1, &c->carrier)) != 0)
+	carrier = &c->carrier_port;
+	*carrier = (struct port){.id = p->id, .ifindex = set->carrier_ifindex,
+	                         .mtu = set->carrier_mtu, .settings = p->settings,
+	                         .ops = set->carrier_ops};
+	snprintf(carrier->name, sizeof(carrier->name), "%s", p->name);
+	snprintf(carrier->netdev, sizeof(carrier->netdev), "%s", set->carrier);
+	memcpy(carrier->mac, set->carrier_mac, 6);
+	carrier->settings.promiscuous = false;
+	if ((err = set->carrier_ops->queue_open(carrier, 0, 1, &c->carrier)) != 0)
 		goto fail;
 	*out = (struct port_queue *)(void *)c;
 	return 0;
@@ -235,12 +240,12 @@ static int cellpw_rx_fd(const struct port_queue *q)
 {
 	const struct cellpw_queue *c = (const struct cellpw_queue *)(const void *)q;
 
-	return port_afpacket_ops.rx_fd(c->carrier);
+	return c->set->carrier_ops->rx_fd(c->carrier);
 }
 
 static int cellpw_ring_drops(struct port_queue *q, uint64_t *drops)
 {
-	return port_afpacket_ops.queue_ring_drops(CQ(q)->carrier, drops);
+	return CQ(q)->set->carrier_ops->queue_ring_drops(CQ(q)->carrier, drops);
 }
 
 const struct port_ops port_cellpw_ops = {

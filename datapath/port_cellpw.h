@@ -23,10 +23,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "atm/aal5.h"
+#include "atm/cell.h"
 #include "atm/pw.h"
 #include "event_ring.h"
 #include "atm/vc.h"
 #include "port.h"
+#include "stats.h"
 
 #define CELLPW_MAX_CELLS 176                 /* cells per carrier frame, RFC 4717 N:1 */
 #define CELLPW_TX_FRAMES 64                  /* frames staged per flush */
@@ -63,6 +66,7 @@ struct cellpw_settings {
 	struct pw_encap encap; /* peer MAC, our MAC, label, control word */
 	uint32_t max_cells;
 	uint32_t concat_us;
+	const struct port_ops *carrier_ops; /* NULL = afpacket; tests use an in-memory one */
 	struct atm_vc *vcs; /* the dataplane's VC table */
 	uint16_t vc_ids[CELLPW_PORT_VCS]; /* VCs on this port */
 	unsigned nvcs;
@@ -72,7 +76,8 @@ struct cellpw_settings {
 struct cellpw_queue {
 	struct port *port;
 	struct cellpw_settings *set;
-	struct port_queue *carrier;   /* the afpacket queue on the carrier netdev */
+	struct port carrier_port;     /* the carrier netdev as a port of its own */
+	struct port_queue *carrier;   /* its queue (afpacket) */
 	struct atm_port_counters ctr;
 
 	/* VPI/VCI -> VC, open addressing; key 0 = empty (VPI 0/VCI 0 is never a PVC). */

@@ -155,7 +155,7 @@ static unsigned frame_rx(struct cellpw_queue *c, const struct pkt *f, struct pkt
 unsigned cellpw_rx_burst(struct port_queue *q, struct pkt *pkts, unsigned max)
 {
 	struct cellpw_queue *c = CQ(q);
-	const struct port_ops *car = &port_afpacket_ops;
+	const struct port_ops *car = c->set->carrier_ops;
 	unsigned n = 0;
 	bool got = false;
 

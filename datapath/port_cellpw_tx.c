@@ -45,7 +45,7 @@ static void frame_close(struct cellpw_queue *c)
 
 void cellpw_tx_push(struct cellpw_queue *c, bool all)
 {
-	const struct port_ops *car = &port_afpacket_ops;
+	const struct port_ops *car = c->set->carrier_ops;
 	unsigned sent;
 	uint64_t octets = 0;
 

@@ -285,3 +285,14 @@ def test_accounting_holds(routers):
         errs = lab.wait_for(lambda: not lab.accounting_errors(d.stats()), timeout=6,
                             interval=0.25)
         assert errs, lab.accounting_errors(d.stats())
+
+
+def test_on_demand_loopback_reports_rtt(topo, routers):
+    """SIGUSR2: one OAM loopback on every VC, round trip logged and in stats."""
+    r, a1 = routers
+    r.proc.send_signal(signal.SIGUSR2)
+    v = lab.wait_for(lambda: atmlab.vc_of(r.stats(), "atm0", 0, 300)["last-ping-rtt-us"],
+                     timeout=5, interval=0.2)
+    assert v and v > 0, "no round trip reported for VC 0/300"
+    assert lab.wait_for(lambda: "VC 0/300 (atm0.300): OAM loopback answered in" in r.log(),
+                        timeout=3)
