@@ -35,7 +35,7 @@ static void pieces_take(struct pdu_pieces *s, uint8_t *dst, size_t want)
 	}
 }
 
-/* The 4 or 5 octets that precede the payload of every cell of this PDU but the last. */
+/* The octets before a cell's payload: the header word, then the HEC in 53-byte cells. */
 static unsigned cell_header(uint8_t *h, uint32_t w, size_t cell_size)
 {
 	atm_hdr_store(h, w);
