@@ -15,6 +15,8 @@
 
 #define AAL5_TRAILER_SIZE 8
 #define AAL5_SDU_MAX      65535 /* the Length field is 16 bits */
+/* RFC 2225 §7.1: IP MTU 9180 on PVCs by default; with an 8-octet LLC header, SDUs of 9188. */
+#define AAL5_SDU_DEFAULT 9188
 
 /* Cells of the CPCS-PDU that carries `cpcs_sdu_len` octets: ceil((len + 8) / 48). */
 static inline unsigned aal5_cells_for(size_t cpcs_sdu_len)
