@@ -6,15 +6,13 @@
 #include "cell.h"
 #include "wire.h"
 
-static const uint8_t zero_pad[ATM_CELL_PAYLOAD];
-
 /*
- * The CPCS-PDU as four consecutive pieces -- prefix, SDU, pad, trailer -- read 48
- * octets at a time without first being copied into one buffer.
+ * The CPCS-PDU as three consecutive pieces -- prefix, SDU, then pad and trailer --
+ * read 48 octets at a time without first being copied into one buffer.
  */
 struct pdu_pieces {
-	const uint8_t *p[4];
-	size_t n[4];
+	const uint8_t *p[3];
+	size_t n[3];
 	unsigned i; /* current piece */
 	size_t off; /* octets of it already taken */
 };
@@ -30,14 +28,14 @@ static void pieces_take(struct pdu_pieces *s, uint8_t *dst, size_t want)
 			want -= n;
 			s->off += n;
 		}
-		if (s->off == s->n[s->i] && s->i < 3) {
+		if (s->off == s->n[s->i] && s->i < 2) {
 			s->i++;
 			s->off = 0;
 		}
 	}
 }
 
-/* The 4 or 5 octets that precede the payload of every cell of this PDU but the last. */
+/* The octets before a cell's payload: the header word, then the HEC in 53-byte cells. */
 static unsigned cell_header(uint8_t *h, uint32_t w, size_t cell_size)
 {
 	atm_hdr_store(h, w);
@@ -63,15 +61,18 @@ unsigned aal5_segment(const uint8_t *prefix, size_t prefix_len, const uint8_t *s
 
 	unsigned ncells = aal5_cells_for(total);
 	size_t pad = (size_t)ncells * ATM_CELL_PAYLOAD - AAL5_TRAILER_SIZE - total;
-	uint8_t trailer[AAL5_TRAILER_SIZE] = {0, 0, (uint8_t)(total >> 8), (uint8_t)total};
+
+	/* Pad (0..47 zero octets), UU = 0, CPI = 0, Length, CRC-32 (I.363.5 §9.2). */
+	uint8_t tail[ATM_CELL_PAYLOAD - 1 + AAL5_TRAILER_SIZE] = {0};
+	uint8_t *trailer = tail + pad;
+	wire_put16(trailer + 2, (uint16_t)total);
 
 	/* The CRC runs over SDU, pad, UU, CPI and Length: the SDU in one contiguous call. */
 	uint32_t crc = AAL5_CRC32_INIT;
 	crc = aal5_crc32_update(crc, prefix, prefix_len);
 	crc = aal5_crc32_update(crc, sdu, sdu_len);
-	crc = aal5_crc32_update(crc, zero_pad, pad);
-	crc = aal5_crc32_final(aal5_crc32_update(crc, trailer, 4));
-	wire_put32(trailer + 4, crc);
+	crc = aal5_crc32_update(crc, tail, pad + 4);
+	wire_put32(trailer + 4, aal5_crc32_final(crc));
 
 	/* I.363.5 §9.1: AUU = 1 marks the last cell of the PDU, 0 every other one. */
 	uint8_t hdr_mid[5], hdr_last[5];
@@ -80,7 +81,7 @@ unsigned aal5_segment(const uint8_t *prefix, size_t prefix_len, const uint8_t *s
 	cell_header(hdr_last, hdr_word | auu, cell_size);
 
 	struct pdu_pieces s = {
-	    {prefix, sdu, zero_pad, trailer}, {prefix_len, sdu_len, pad, 8}, 0, 0};
+	    {prefix, sdu, tail}, {prefix_len, sdu_len, pad + AAL5_TRAILER_SIZE}, 0, 0};
 	for (unsigned c = 0; c < ncells; c++, out += cell_size) {
 		memcpy(out, c + 1 == ncells ? hdr_last : hdr_mid, hlen);
 		if (s.i == 1 && s.n[1] - s.off >= ATM_CELL_PAYLOAD) {

@@ -15,6 +15,8 @@
 
 #define AAL5_TRAILER_SIZE 8
 #define AAL5_SDU_MAX      65535 /* the Length field is 16 bits */
+/* RFC 2225 §7.1: IP MTU 9180 on PVCs by default; with an 8-octet LLC header, SDUs of 9188. */
+#define AAL5_SDU_DEFAULT 9188
 
 /* Cells of the CPCS-PDU that carries `cpcs_sdu_len` octets: ceil((len + 8) / 48). */
 static inline unsigned aal5_cells_for(size_t cpcs_sdu_len)
@@ -29,7 +31,7 @@ static inline unsigned aal5_cells_for(size_t cpcs_sdu_len)
  * HEC, payload). UU = 0, CPI = 0, zero pad, CRC-32 over the PDU. `hdr_word` gives
  * VPI/VCI/CLP and a user-data PTI (0..3, the congestion bit is kept); the AUU bit is
  * cleared on every cell but the last, where it is set (I.363.5 §9.1, I.361 §2.2.4).
- * The SDU is read once: its 48-byte pieces are copied straight into the cells.
+ * The SDU is copied once, straight into the cells; the CRC reads it in place.
  *
  * Returns the number of cells written (the caller guarantees room for them), or 0 on
  * a caller error: length 0 (a Length of 0 means abort, I.363.5 §9.2) or above 65535,
@@ -88,7 +90,7 @@ enum aal5_status aal5_reasm_cell(struct aal5_reasm *r, const uint8_t payload[48]
                                  uint64_t now_ms, uint32_t *sdu_len);
 
 /*
- * The reassembly timer (I.363.5 §10, ATM-MIB aal5VccSarTimeOuts): when a partial PDU
+ * The reassembly timer (ATM-MIB aal5VccSarTimeOuts, RFC 2515): when a partial PDU
  * started more than `timeout_ms` before `now_ms`, drop it and return true so the
  * caller counts a timeout. A stale discard (an oversized PDU whose last cell never
  * came) is reset too but returns false: it was already counted as oversized.

@@ -157,16 +157,21 @@ static void test_inatmarp(void)
 	CHECK_EQ(inatmarp_parse(clip_req, 16, &got), 0);
 	CHECK(got.op == 8 && got.spa == 0x0a010203 && got.tpa == 0);
 
-	/* ATM numbers present (SVC-style): a 20-octet NSAP source, 8-octet E.164 target. */
-	uint8_t svc[12 + 20 + 4 + 8 + 4] = {0x00, 0x13, 0x08, 0x00, 20, 0,
-	                                    0x00, 0x09, 4,    0x48, 0,  4};
+	/*
+	 * ATM addresses present (SVC-style): a 20-octet NSAP source number, an 8-octet E.164
+	 * target number (type bit 0x40) and a 2-octet target subaddress, all skipped.
+	 */
+	uint8_t svc[12 + 20 + 4 + 8 + 2 + 4] = {0x00, 0x13, 0x08, 0x00, 20, 0,
+	                                        0x00, 0x09, 4,    0x48, 2,  4};
 	memset(svc + 12, 0x47, 20);
 	memcpy(svc + 32, "\xc0\x00\x02\x01", 4);
-	memset(svc + 36, 0x31, 8);
-	memcpy(svc + 44, "\xc0\x00\x02\x02", 4);
+	memset(svc + 36, 0x31, 10);
+	memcpy(svc + 46, "\xc0\x00\x02\x02", 4);
 	CHECK_EQ(inatmarp_parse(svc, sizeof(svc), &got), 0);
 	CHECK(got.op == 9 && got.spa == 0xc0000201 && got.tpa == 0xc0000202);
 	CHECK_EQ(inatmarp_parse(svc, sizeof(svc) - 1, &got), INATMARP_ERR_SHORT);
+	svc[5] = 3; /* a source subaddress of 3 octets moves everything after it */
+	CHECK_EQ(inatmarp_parse(svc, sizeof(svc), &got), INATMARP_ERR_SHORT);
 
 	/* Malformed: one reason each. */
 	m = (struct inatmarp){INATMARP_OP_REPLY, 1, 2};
