@@ -13,20 +13,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "daemon/config.h"
+#include "daemon/config_priv.h"
 
 #define CFG_MODULE   "cellgate"
 #define CFG_FILE_MAX (16 << 20) /* a startup file this big is a mistake, not a config */
 
-/* Where errors go and which name they carry (file path or "config"). */
-struct cfg_pstate {
-	const char *src;
-	char *errbuf;
-	size_t errlen;
-};
-
-__attribute__((format(printf, 3, 4))) static int cfg_errf(const struct cfg_pstate *ps, int err,
-                                                          const char *fmt, ...)
+int cfg_errf(const struct cfg_pstate *ps, int err, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -40,9 +32,7 @@ __attribute__((format(printf, 3, 4))) static int cfg_errf(const struct cfg_pstat
 	return err;
 }
 
-/* "src: /data/path: message", for checks done on the validated tree. */
-__attribute__((format(printf, 3, 4))) static int
-cfg_node_errf(const struct cfg_pstate *ps, const struct lyd_node *node, const char *fmt, ...)
+int cfg_node_errf(const struct cfg_pstate *ps, const struct lyd_node *node, const char *fmt, ...)
 {
 	char path[512], msg[512];
 	va_list ap;
@@ -99,6 +89,28 @@ static void cfg_trim_msg(const char *msg, char *out, size_t outlen)
 			*out = ' ';
 }
 
+/*
+ * The schema's only unions are the route `interface` leaves, a leafref to a
+ * port or to a subinterface; libyang says no more than that no member type
+ * matched. Say what that means.
+ */
+static void cfg_union_ref_msg(const char *path, char *msg, size_t msglen)
+{
+	static const char head[] = "Invalid union value \"",
+	                  tail[] = "\" - no matching subtype found.";
+	size_t plen = strlen(path), mlen = strlen(msg), vlen;
+	char value[256];
+
+	if (plen < 10 || strcmp(path + plen - 10, "/interface") ||
+	    strncmp(msg, head, strlen(head)) || mlen < strlen(head) + strlen(tail) ||
+	    strcmp(msg + mlen - strlen(tail), tail))
+		return;
+	vlen = mlen - strlen(head) - strlen(tail);
+	snprintf(value, sizeof(value), "%.*s", (int)vlen, msg + strlen(head));
+	snprintf(msg, msglen, "Invalid leafref value \"%s\": no port or subinterface of that name.",
+	         value);
+}
+
 /* Report the first error libyang stored: later ones are consequences of it. */
 static int cfg_ly_err(const struct cfg_pstate *ps, const struct ly_ctx *ctx, const char *what)
 {
@@ -113,6 +125,7 @@ static int cfg_ly_err(const struct cfg_pstate *ps, const struct ly_ctx *ctx, con
 		return cfg_errf(ps, -EINVAL, "%s failed (libyang gave no reason)", what);
 	cfg_split_location(e->path, path, sizeof(path), &line);
 	cfg_trim_msg(e->msg, msg, sizeof(msg));
+	cfg_union_ref_msg(path, msg, sizeof(msg));
 	if (line)
 		snprintf(at, sizeof(at), " (line %ld)", line);
 	return cfg_errf(ps, -EINVAL, "%s%s%s%s", path, path[0] ? ": " : "", msg, at);
@@ -172,8 +185,7 @@ static uint32_t ip4_mask(unsigned plen)
 	return plen ? 0xffffffffu << (32 - plen) : 0;
 }
 
-/* Text to host byte order; the tree holds validated, canonical values. */
-static uint32_t ip4_from_str(const char *s)
+uint32_t ip4_from_str(const char *s)
 {
 	struct in_addr a = {0};
 
@@ -181,8 +193,7 @@ static uint32_t ip4_from_str(const char *s)
 	return ntohl(a.s_addr);
 }
 
-/* Not "this network" (0/8), loopback (127/8), multicast or class E/broadcast. */
-static bool ip4_is_unicast(uint32_t a)
+bool ip4_is_unicast(uint32_t a)
 {
 	return (a >> 24) != 0 && (a >> 24) != 127 && a < 0xe0000000u;
 }
@@ -255,7 +266,7 @@ out:
 	return rc;
 }
 
-static const struct lyd_node *cfg_child(const struct lyd_node *parent, const char *name)
+const struct lyd_node *cfg_child(const struct lyd_node *parent, const char *name)
 {
 	const struct lyd_node *n;
 
@@ -268,25 +279,24 @@ static const struct lyd_node *cfg_child(const struct lyd_node *parent, const cha
 }
 
 /* Canonical value of a leaf, or "" when absent (no default in the schema). */
-static const char *cfg_str(const struct lyd_node *parent, const char *name)
+const char *cfg_str(const struct lyd_node *parent, const char *name)
 {
 	const struct lyd_node *n = cfg_child(parent, name);
 
 	return n ? lyd_get_value(n) : "";
 }
 
-static uint32_t cfg_u32(const struct lyd_node *parent, const char *name)
+uint32_t cfg_u32(const struct lyd_node *parent, const char *name)
 {
 	return strtoul(cfg_str(parent, name), NULL, 10);
 }
 
-static bool cfg_bool(const struct lyd_node *parent, const char *name)
+bool cfg_bool(const struct lyd_node *parent, const char *name)
 {
 	return !strcmp(cfg_str(parent, name), "true");
 }
 
-/* Copy a string into a fixed buffer; false when it does not fit. */
-static bool cfg_copy(char *dst, size_t len, const char *src)
+bool cfg_copy(char *dst, size_t len, const char *src)
 {
 	return (size_t)snprintf(dst, len, "%s", src) < len;
 }
@@ -309,15 +319,16 @@ static void cfg_fill_system(struct cfg *cfg, const struct lyd_node *sys)
 	cfg->ip_options_forward = !strcmp(cfg_str(sys, "ip-options"), "forward");
 }
 
-static int cfg_fill_addr(const struct cfg_pstate *ps, struct cfg_port *p, const struct lyd_node *an)
+static int cfg_fill_addr(const struct cfg_pstate *ps, struct cfg_addr4 *addrs, unsigned *naddrs,
+                         const struct lyd_node *an)
 {
 	struct cfg_addr4 *a;
 	uint32_t host;
 
-	if (p->naddrs == CFG_ADDR_MAX)
-		return cfg_node_errf(ps, an, "more than %d IPv4 addresses on one port",
+	if (*naddrs == CFG_ADDR_MAX)
+		return cfg_node_errf(ps, an, "more than %d IPv4 addresses on one interface",
 		                     CFG_ADDR_MAX);
-	a = &p->addrs[p->naddrs];
+	a = &addrs[*naddrs];
 	a->addr = ip4_from_str(cfg_str(an, "ip"));
 	a->plen = cfg_u32(an, "prefix-length");
 	if (!ip4_is_unicast(a->addr))
@@ -327,15 +338,29 @@ static int cfg_fill_addr(const struct cfg_pstate *ps, struct cfg_port *p, const 
 	if (a->plen <= 30 && (host == 0 || host == ~ip4_mask(a->plen)))
 		return cfg_node_errf(ps, an, "%s is the %s address of its /%u subnet",
 		                     cfg_str(an, "ip"), host ? "broadcast" : "network", a->plen);
-	p->naddrs++;
+	(*naddrs)++;
+	return 0;
+}
+
+int cfg_fill_ipv4(const struct cfg_pstate *ps, const struct lyd_node *ipv4, struct cfg_addr4 *addrs,
+                  unsigned *naddrs)
+{
+	const struct lyd_node *n;
+	int rc;
+
+	LY_LIST_FOR(ipv4 ? lyd_child(ipv4) : NULL, n)
+	{
+		if (strcmp(n->schema->name, "address"))
+			continue;
+		rc = cfg_fill_addr(ps, addrs, naddrs, n);
+		if (rc)
+			return rc;
+	}
 	return 0;
 }
 
 static int cfg_fill_port(const struct cfg_pstate *ps, struct cfg_port *p, const struct lyd_node *pn)
 {
-	const struct lyd_node *ipv4, *n;
-	int rc;
-
 	/* The schema bounds these lengths to fit; truncation would be a schema bug. */
 	if (!cfg_copy(p->name, sizeof(p->name), cfg_str(pn, "name")) ||
 	    !cfg_copy(p->driver, sizeof(p->driver), cfg_str(pn, "driver")) ||
@@ -345,16 +370,7 @@ static int cfg_fill_port(const struct cfg_pstate *ps, struct cfg_port *p, const 
 	p->settings.qdisc_bypass = cfg_bool(pn, "qdisc-bypass");
 	p->settings.rx_ring_frames = cfg_u32(pn, "rx-ring-frames");
 	p->settings.tx_ring_frames = cfg_u32(pn, "tx-ring-frames");
-	ipv4 = cfg_child(pn, "ipv4");
-	LY_LIST_FOR(ipv4 ? lyd_child(ipv4) : NULL, n)
-	{
-		if (strcmp(n->schema->name, "address"))
-			continue;
-		rc = cfg_fill_addr(ps, p, n);
-		if (rc)
-			return rc;
-	}
-	return 0;
+	return cfg_fill_ipv4(ps, cfg_child(pn, "ipv4"), p->addrs, &p->naddrs);
 }
 
 static int cfg_fill_nexthop(const struct cfg_pstate *ps, struct cfg_route *r,
@@ -465,7 +481,8 @@ static int cfg_fill(const struct cfg_pstate *ps, struct cfg *cfg, const struct l
 		if (rc)
 			return rc;
 	}
-	return cfg_fill_routes(ps, cfg, cfg_child(top, "routing"));
+	rc = cfg_fill_routes(ps, cfg, cfg_child(top, "routing"));
+	return rc ? rc : cfg_atm_fill(ps, cfg, top);
 }
 
 /* Parse, then validate the cellgate module alone, which also adds its defaults. */
@@ -607,6 +624,9 @@ void cfg_free(struct cfg *cfg)
 	free(cfg->routes);
 	cfg->routes = NULL;
 	cfg->nroutes = 0;
+	free(cfg->pvcs);
+	cfg->pvcs = NULL;
+	cfg->npvcs = 0;
 }
 
 int cfg_port_index(const struct cfg *cfg, const char *name)

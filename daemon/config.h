@@ -13,21 +13,74 @@
 
 #include "datapath/port.h"
 
-#define CFG_ADDR_MAX 16 /* IPv4 addresses per port */
-#define CFG_ECMP_MAX 16 /* next hops per static route */
+#define CFG_ADDR_MAX  16  /* IPv4 addresses per port or subinterface */
+#define CFG_ECMP_MAX  16  /* next hops per static route */
+#define CFG_SUBIF_MAX 64  /* ATM subinterfaces in all; with the ports at most PORT_MAX */
+#define CFG_PVC_MAX   256 /* PVCs in all */
 
 struct cfg_addr4 {
 	uint32_t addr;
 	uint8_t plen;
 };
 
+enum cfg_port_kind { CFG_PORT_ETHERNET = 0, CFG_PORT_CELLPW, CFG_PORT_ATMSOCK };
+enum cfg_subif_type { CFG_SUBIF_P2P = 0, CFG_SUBIF_MULTIPOINT };
+enum cfg_atm_encap { CFG_ENCAP_LLC_SNAP = 0, CFG_ENCAP_VCMUX_IPV4 }; /* RFC 2684 5.1, 6.1 */
+enum cfg_atm_service { CFG_SERVICE_UBR = 0, CFG_SERVICE_CBR };
+
+/* Driver cellpw (RFC 4717 N-to-one cell mode): the Ethernet carrier is cfg_port.netdev. */
+struct cfg_cellpw {
+	uint8_t peer_mac[6]; /* far end of the pseudowire, unicast (mandatory) */
+	uint32_t pw_label;   /* static MPLS label, both directions (16..1048575) */
+	bool control_word;   /* RFC 4717 CW with sequence numbers, default true */
+	uint32_t max_cells;  /* cells per frame, 1..172 (x 52 + 22 <= 9000), default 28 */
+	uint32_t concat_us;  /* hold a partial frame at most this long, 0..10000, default 50 */
+};
+
+/* Driver atmsock: Linux ATM sockets (PF_ATMPVC). cfg_port.netdev is "". */
+struct cfg_atmsock {
+	int itf; /* ATM interface number (atm0 = 0) */
+};
+
+struct cfg_pvc {
+	unsigned subif;                /* index into cfg.subifs */
+	unsigned port;                 /* index into cfg.ports: that of the subinterface */
+	uint16_t vpi, vci;             /* UNI: vpi 0..255, vci 32..65535 (0..31 reserved, I.361) */
+	enum cfg_atm_encap encap;      /* default llc-snap */
+	uint32_t mtu;                  /* IP MTU, 68..9180, default 9180 (RFC 2225) */
+	enum cfg_atm_service service;  /* default ubr */
+	uint32_t pcr;                  /* peak cell rate, cells/s; set for cbr; 0 = unshaped ubr */
+	uint32_t queue_cells;          /* shaping queue limit, default 8192 */
+	uint32_t reasm_timeout_ms;     /* default 2000 */
+	bool oam_enabled;              /* originate F5 end-to-end loopbacks, default false */
+	uint32_t oam_interval_ms;      /* default 10000 */
+	uint32_t oam_retry_ms;         /* interval while a loopback is outstanding/failed, 1000 */
+	uint32_t oam_down_count;       /* consecutive misses -> oper down, default 5 */
+	uint32_t oam_up_count;         /* consecutive successes -> oper up, default 3 */
+	bool inatmarp;                 /* send InATMARP; default: llc-snap on multipoint */
+	uint32_t inatmarp_interval_ms; /* default 900000 (15 min, RFC 2225 8.5.1) */
+	uint32_t peer_addr;            /* static IPv4 map (host order), 0 = none */
+	char pcap[256];                /* capture AAL5 SDUs here (LINKTYPE_SUNATM), "" = off */
+};
+
+struct cfg_subif {
+	char name[PORT_NAME_MAX]; /* also the TUN netdev name, e.g. "atm0.100" (<= 15 chars) */
+	unsigned port;            /* index into cfg.ports of the ATM port */
+	enum cfg_subif_type type;
+	unsigned naddrs;
+	struct cfg_addr4 addrs[CFG_ADDR_MAX];
+};
+
 struct cfg_port {
 	char name[PORT_NAME_MAX];
-	char driver[16]; /* "afpacket" */
-	char netdev[IF_NAMESIZE];
-	struct port_settings settings;
-	unsigned naddrs;
+	char driver[16];               /* "afpacket", "cellpw", "atmsock" */
+	char netdev[IF_NAMESIZE];      /* the NIC; the cellpw carrier; "" for atmsock */
+	struct port_settings settings; /* zero for atmsock */
+	unsigned naddrs;               /* 0 on ATM ports: their subinterfaces have addresses */
 	struct cfg_addr4 addrs[CFG_ADDR_MAX]; /* first one is the primary */
+	enum cfg_port_kind kind;              /* from driver */
+	struct cfg_cellpw cellpw;             /* kind CFG_PORT_CELLPW */
+	struct cfg_atmsock atmsock;           /* kind CFG_PORT_ATMSOCK */
 };
 
 enum cfg_route_action {
@@ -38,7 +91,8 @@ enum cfg_route_action {
 
 struct cfg_nexthop {
 	uint32_t gateway;         /* 0 = on-link (interface route) */
-	char port[PORT_NAME_MAX]; /* "" = resolve through the connected routes */
+	char port[PORT_NAME_MAX]; /* Ethernet port or ATM subinterface; "" = resolve through
+	                             the connected routes */
 	uint8_t weight;           /* 1..255, default 1 */
 };
 
@@ -66,6 +120,11 @@ struct cfg {
 
 	unsigned nroutes;
 	struct cfg_route *routes; /* heap array of nroutes */
+
+	unsigned nsubifs;
+	struct cfg_subif subifs[CFG_SUBIF_MAX]; /* by port, then in configuration order */
+	unsigned npvcs;
+	struct cfg_pvc *pvcs; /* heap, sorted by port, vpi, vci */
 };
 
 /*
@@ -85,6 +144,9 @@ void cfg_free(struct cfg *cfg);
 
 /* Index of the port named `name`, or -1. */
 int cfg_port_index(const struct cfg *cfg, const char *name);
+
+/* Index of the ATM subinterface named `name`, or -1. */
+int cfg_subif_index(const struct cfg *cfg, const char *name);
 
 /*
  * qsort comparator for struct cfg_route: by prefix address, then length.

@@ -7,10 +7,10 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "daemon/config.h"
+#include "daemon/config_priv.h"
 
 /* RFC 8259 §7: escape the quote, the backslash and control characters. */
-static void json_str(FILE *out, const char *s)
+void json_str(FILE *out, const char *s)
 {
 	fputc('"', out);
 	for (; *s; s++) {
@@ -26,7 +26,7 @@ static void json_str(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-static const char *ip4_str(uint32_t host, char *buf)
+const char *ip4_str(uint32_t host, char *buf)
 {
 	struct in_addr a = {.s_addr = htonl(host)};
 
@@ -52,30 +52,41 @@ static void print_system(FILE *out, const struct cfg *cfg)
 	fprintf(out, "    }");
 }
 
-static void print_port(FILE *out, const struct cfg_port *p)
+void cfg_print_ipv4(FILE *out, const struct cfg_addr4 *addrs, unsigned naddrs, int indent)
 {
-	const struct port_settings *s = &p->settings;
 	char ip[INET_ADDRSTRLEN];
+
+	/* No addresses: omit the container, as libyang does for an empty one. */
+	if (!naddrs)
+		return;
+	fprintf(out, ",\n%*s\"ipv4\": {\n%*s\"address\": [\n", indent, "", indent + 2, "");
+	for (unsigned i = 0; i < naddrs; i++)
+		fprintf(out, "%*s{\"ip\": \"%s\", \"prefix-length\": %u}%s\n", indent + 4, "",
+		        ip4_str(addrs[i].addr, ip), addrs[i].plen, i + 1 < naddrs ? "," : "");
+	fprintf(out, "%*s]\n%*s}", indent + 2, "", indent, "");
+}
+
+static void print_port(FILE *out, const struct cfg *cfg, unsigned i)
+{
+	const struct cfg_port *p = &cfg->ports[i];
+	const struct port_settings *s = &p->settings;
 
 	fprintf(out, "      {\n        \"name\": ");
 	json_str(out, p->name);
 	fprintf(out, ",\n        \"driver\": ");
 	json_str(out, p->driver);
-	fprintf(out, ",\n        \"netdev\": ");
-	json_str(out, p->netdev);
-	fprintf(out, ",\n        \"promiscuous\": %s,\n", s->promiscuous ? "true" : "false");
-	fprintf(out, "        \"qdisc-bypass\": %s,\n", s->qdisc_bypass ? "true" : "false");
-	fprintf(out, "        \"rx-ring-frames\": %u,\n", s->rx_ring_frames);
-	fprintf(out, "        \"tx-ring-frames\": %u", s->tx_ring_frames);
-	/* No addresses: omit the container, as libyang does for an empty one. */
-	if (p->naddrs) {
-		fprintf(out, ",\n        \"ipv4\": {\n          \"address\": [\n");
-		for (unsigned i = 0; i < p->naddrs; i++)
-			fprintf(out, "            {\"ip\": \"%s\", \"prefix-length\": %u}%s\n",
-			        ip4_str(p->addrs[i].addr, ip), p->addrs[i].plen,
-			        i + 1 < p->naddrs ? "," : "");
-		fprintf(out, "          ]\n        }");
+	/* An atmsock adapter is not a netdev: the schema forbids these for it. */
+	if (p->kind != CFG_PORT_ATMSOCK) {
+		fprintf(out, ",\n        \"netdev\": ");
+		json_str(out, p->netdev);
+		fprintf(out, ",\n        \"promiscuous\": %s,\n",
+		        s->promiscuous ? "true" : "false");
+		fprintf(out, "        \"qdisc-bypass\": %s,\n", s->qdisc_bypass ? "true" : "false");
+		fprintf(out, "        \"rx-ring-frames\": %u,\n", s->rx_ring_frames);
+		fprintf(out, "        \"tx-ring-frames\": %u", s->tx_ring_frames);
 	}
+	cfg_print_ipv4(out, p->addrs, p->naddrs, 8);
+	cfg_atm_print_port(out, cfg, i);
 	fprintf(out, "\n      }");
 }
 
@@ -157,7 +168,7 @@ int cfg_print(const struct cfg *cfg, FILE *out)
 	if (cfg->nports) {
 		fprintf(out, ",\n    \"port\": [\n");
 		for (unsigned i = 0; i < cfg->nports; i++) {
-			print_port(out, &cfg->ports[i]);
+			print_port(out, cfg, i);
 			fprintf(out, "%s\n", i + 1 < cfg->nports ? "," : "");
 		}
 		fprintf(out, "    ]");

@@ -101,6 +101,49 @@ static const char *port_diff(const struct cfg_port *a, const struct cfg_port *b)
 	for (unsigned i = 0; i < a->naddrs; i++)
 		if (a->addrs[i].addr != b->addrs[i].addr || a->addrs[i].plen != b->addrs[i].plen)
 			return "port address";
+	if (a->kind != b->kind)
+		return "port kind";
+	if (memcmp(a->cellpw.peer_mac, b->cellpw.peer_mac, 6) ||
+	    a->cellpw.pw_label != b->cellpw.pw_label ||
+	    a->cellpw.control_word != b->cellpw.control_word ||
+	    a->cellpw.max_cells != b->cellpw.max_cells ||
+	    a->cellpw.concat_us != b->cellpw.concat_us)
+		return "port cellpw";
+	if (a->atmsock.itf != b->atmsock.itf)
+		return "port atmsock";
+	return NULL;
+}
+
+static const char *subif_diff(const struct cfg_subif *a, const struct cfg_subif *b)
+{
+	if (strcmp(a->name, b->name) || a->port != b->port || a->type != b->type)
+		return "subinterface name/port/type";
+	if (a->naddrs != b->naddrs)
+		return "subinterface address count";
+	for (unsigned i = 0; i < a->naddrs; i++)
+		if (a->addrs[i].addr != b->addrs[i].addr || a->addrs[i].plen != b->addrs[i].plen)
+			return "subinterface address";
+	return NULL;
+}
+
+static const char *pvc_diff(const struct cfg_pvc *a, const struct cfg_pvc *b)
+{
+	if (a->subif != b->subif || a->port != b->port || a->vpi != b->vpi || a->vci != b->vci)
+		return "pvc subinterface/port/vpi/vci";
+	if (a->encap != b->encap || a->mtu != b->mtu)
+		return "pvc encapsulation/mtu";
+	if (a->service != b->service || a->pcr != b->pcr || a->queue_cells != b->queue_cells)
+		return "pvc shaping";
+	if (a->reasm_timeout_ms != b->reasm_timeout_ms)
+		return "pvc reassembly-timeout";
+	if (a->oam_enabled != b->oam_enabled || a->oam_interval_ms != b->oam_interval_ms ||
+	    a->oam_retry_ms != b->oam_retry_ms || a->oam_down_count != b->oam_down_count ||
+	    a->oam_up_count != b->oam_up_count)
+		return "pvc oam";
+	if (a->inatmarp != b->inatmarp || a->inatmarp_interval_ms != b->inatmarp_interval_ms)
+		return "pvc inatmarp";
+	if (a->peer_addr != b->peer_addr || strcmp(a->pcap, b->pcap))
+		return "pvc peer-address/capture-file";
 	return NULL;
 }
 
@@ -140,6 +183,16 @@ static const char *cfg_diff(const struct cfg *a, const struct cfg *b)
 		return "route count";
 	for (unsigned i = 0; i < a->nroutes; i++)
 		if ((d = route_diff(&a->routes[i], &b->routes[i])))
+			return d;
+	if (a->nsubifs != b->nsubifs)
+		return "subinterface count";
+	for (unsigned i = 0; i < a->nsubifs; i++)
+		if ((d = subif_diff(&a->subifs[i], &b->subifs[i])))
+			return d;
+	if (a->npvcs != b->npvcs)
+		return "pvc count";
+	for (unsigned i = 0; i < a->npvcs; i++)
+		if ((d = pvc_diff(&a->pvcs[i], &b->pvcs[i])))
 			return d;
 	return NULL;
 }
@@ -219,7 +272,8 @@ static void expect_error(const char *what, int rc, const struct cfg *cfg, const 
 		fail("%s: message does not start with \"%s: \": %s", what, src, err);
 	else if (!strstr(err, want))
 		fail("%s: message lacks \"%s\": %s", what, want, err);
-	else if (cfg->routes || cfg->nports || cfg->nroutes)
+	else if (cfg->routes || cfg->nports || cfg->nroutes || cfg->pvcs || cfg->npvcs ||
+	         cfg->nsubifs)
 		fail("%s: failed load left data in struct cfg", what);
 	else
 		passed++;
@@ -321,6 +375,24 @@ static void test_errors_outside_dir(const char *dir)
 	             "No such file or directory");
 }
 
+/* The shipped examples are configurations an operator copies: they must load. */
+static void test_examples(const char *srcdir)
+{
+	static const char *const names[] = {"cellgated.example.json", "cellgated-atm.example.json"};
+	char path[4096], err[1024];
+	struct cfg cfg;
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(path, sizeof(path), "%s/etc/%s", srcdir, names[i]);
+		if (cfg_load(path, SRC_YANG_DIR, &cfg, err, sizeof(err)) < 0) {
+			fail("%s: rejected: %s", names[i], err);
+			continue;
+		}
+		passed++;
+		cfg_free(&cfg);
+	}
+}
+
 static void test_yang_ctx(void)
 {
 	char err[1024];
@@ -380,6 +452,7 @@ int main(int argc, char **argv)
 	test_full_values(dir);
 	test_print_unsorted();
 	test_errors_outside_dir(dir);
+	test_examples(srcdir ? srcdir : ".");
 	test_yang_ctx();
 	printf("%u passed\n", passed);
 	if (failed)

@@ -1,0 +1,99 @@
+/*
+ * Checks on the ATM configuration that span list entries, which YANG's
+ * 'unique' cannot express because the entries sit in different lists (ports
+ * and subinterfaces; PVCs of different subinterfaces). Each error names the
+ * data path of the entry that clashes and the entry it clashes with.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <string.h>
+
+#include "daemon/config_atm.h"
+
+int cfg_atm_check_name(const struct cfg_pstate *ps, const struct cfg *cfg,
+                       const struct lyd_node *sn, const char *name)
+{
+	const struct cfg_subif *s;
+
+	for (unsigned i = 0; i < cfg->nports; i++) {
+		if (!strcmp(cfg->ports[i].name, name))
+			return cfg_node_errf(ps, sn, "name %s is already the name of port %s", name,
+			                     name);
+		if (!strcmp(cfg->ports[i].netdev, name))
+			return cfg_node_errf(ps, sn,
+			                     "name %s is the netdev of port %s; the subinterface's "
+			                     "TUN netdev needs a name of its own",
+			                     name, cfg->ports[i].name);
+	}
+	for (unsigned i = 0; i < cfg->nsubifs; i++) {
+		s = &cfg->subifs[i];
+		if (!strcmp(s->name, name))
+			return cfg_node_errf(ps, sn,
+			                     "name %s is already used by a subinterface of port %s",
+			                     name, cfg->ports[s->port].name);
+	}
+	return 0;
+}
+
+int cfg_atm_check_pvc(const struct cfg_pstate *ps, const struct cfg *cfg, const struct cfg_pvc *v,
+                      const struct lyd_node *vn)
+{
+	const struct cfg_pvc *o;
+
+	for (unsigned i = 0; i < cfg->npvcs; i++) {
+		o = &cfg->pvcs[i];
+		if (o->port == v->port && o->vpi == v->vpi && o->vci == v->vci)
+			return cfg_node_errf(ps, vn,
+			                     "VPI/VCI %u/%u is already used on port %s, by "
+			                     "subinterface %s",
+			                     v->vpi, v->vci, cfg->ports[v->port].name,
+			                     cfg->subifs[o->subif].name);
+		if (v->pcap[0] && !strcmp(o->pcap, v->pcap))
+			return cfg_node_errf(ps, vn,
+			                     "capture-file %s is already written by PVC %u/%u of "
+			                     "subinterface %s",
+			                     v->pcap, o->vpi, o->vci, cfg->subifs[o->subif].name);
+	}
+	return 0;
+}
+
+/* The data path of the leaf that named `port` in route r: its on-link form or a next hop. */
+static void route_leaf_path(const struct cfg_route *r, const struct cfg_nexthop *nh, char *buf,
+                            size_t len)
+{
+	char pfx[INET_ADDRSTRLEN], gw[INET_ADDRSTRLEN];
+	struct in_addr a = {.s_addr = htonl(r->prefix)}, g = {.s_addr = htonl(nh->gateway)};
+
+	inet_ntop(AF_INET, &a, pfx, sizeof(pfx));
+	inet_ntop(AF_INET, &g, gw, sizeof(gw));
+	if (nh->gateway)
+		snprintf(buf, len,
+		         "/cellgate:cellgate/routing/static-route[prefix='%s/%u']/"
+		         "nexthop[address='%s']/interface",
+		         pfx, r->plen, gw);
+	else
+		snprintf(buf, len,
+		         "/cellgate:cellgate/routing/static-route[prefix='%s/%u']/interface", pfx,
+		         r->plen);
+}
+
+int cfg_atm_check_routes(const struct cfg_pstate *ps, const struct cfg *cfg)
+{
+	const struct cfg_nexthop *nh;
+	char path[256];
+	int p;
+
+	for (unsigned i = 0; i < cfg->nroutes; i++)
+		for (unsigned j = 0; j < cfg->routes[i].nnexthops; j++) {
+			nh = &cfg->routes[i].nexthops[j];
+			p = nh->port[0] ? cfg_port_index(cfg, nh->port) : -1;
+			if (p < 0 || cfg->ports[p].kind == CFG_PORT_ETHERNET)
+				continue;
+			route_leaf_path(&cfg->routes[i], nh, path, sizeof(path));
+			return cfg_errf(ps, -EINVAL,
+			                "%s: %s is an ATM port, which carries no IPv4 itself: name "
+			                "one of its subinterfaces",
+			                path, nh->port);
+		}
+	return 0;
+}

@@ -1,0 +1,57 @@
+/*
+ * Shared by the files that make up the configuration loader and printer
+ * (config.c, config_print.c, config_atm*.c); not for the rest of the daemon.
+ */
+#ifndef CELLGATE_CONFIG_PRIV_H
+#define CELLGATE_CONFIG_PRIV_H
+
+#include <libyang/libyang.h>
+
+#include "daemon/config.h"
+
+/* Where errors go and which name they carry (file path or "config"). */
+struct cfg_pstate {
+	const char *src;
+	char *errbuf;
+	size_t errlen;
+};
+
+/* "src: message" into the error buffer; returns err. */
+int cfg_errf(const struct cfg_pstate *ps, int err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* "src: /data/path: message", for checks done on the validated tree; returns -EINVAL. */
+int cfg_node_errf(const struct cfg_pstate *ps, const struct lyd_node *node, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Reading the validated tree: child by name, canonical value ("" when absent). */
+const struct lyd_node *cfg_child(const struct lyd_node *parent, const char *name);
+const char *cfg_str(const struct lyd_node *parent, const char *name);
+uint32_t cfg_u32(const struct lyd_node *parent, const char *name);
+bool cfg_bool(const struct lyd_node *parent, const char *name);
+
+/* Copy a string into a fixed buffer; false when it does not fit. */
+bool cfg_copy(char *dst, size_t len, const char *src);
+
+/* IPv4 text to host byte order; the tree holds validated, canonical values. */
+uint32_t ip4_from_str(const char *s);
+/* Not "this network" (0/8), loopback (127/8), multicast or class E/broadcast. */
+bool ip4_is_unicast(uint32_t a);
+
+/* The addresses of an `ipv4` container (absent: none) into addrs/naddrs, checked. */
+int cfg_fill_ipv4(const struct cfg_pstate *ps, const struct lyd_node *ipv4, struct cfg_addr4 *addrs,
+                  unsigned *naddrs);
+
+/* config_atm.c: port kinds, the cellpw/atmsock containers, subinterfaces and PVCs. */
+int cfg_atm_fill(const struct cfg_pstate *ps, struct cfg *cfg, const struct lyd_node *top);
+
+/* config_print.c, for config_atm_print.c */
+void json_str(FILE *out, const char *s);
+const char *ip4_str(uint32_t host, char *buf);
+/* An "ipv4" member with the addresses, `indent` spaces deep; nothing when there are none. */
+void cfg_print_ipv4(FILE *out, const struct cfg_addr4 *addrs, unsigned naddrs, int indent);
+
+/* config_atm_print.c: the ATM members of port `i` ("cellpw", "atmsock", "subinterface"). */
+void cfg_atm_print_port(FILE *out, const struct cfg *cfg, unsigned i);
+
+#endif
