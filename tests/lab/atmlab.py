@@ -32,14 +32,9 @@ class AtmTopology(lab.Topology):
             self.ns[n] = "%s-%s" % (self.tag, n)
 
     def _create(self):
+        # The base class creates every namespace in self.ns (a1 and h4 too).
         super()._create()
         a1, h4 = self.ns["a1"], self.ns["h4"]
-        for ns in (a1, h4):
-            lab.run(["ip", "netns", "add", ns])
-            self.created.append(ns)
-            lab.run(["ip", "-n", ns, "link", "set", "lo", "up"])
-            lab.run(["sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1",
-                     "net.ipv6.conf.default.disable_ipv6=1"], ns=ns)
         lab.run(["sysctl", "-qw", "net.ipv4.ip_forward=0"], ns=a1)
         # The carrier of the pseudowire: nothing but cells runs on it.
         lab.run(["ip", "-n", self.r, "link", "add", "r-a1", "type", "veth",
