@@ -39,6 +39,8 @@ struct atm_ctl {
 	uint64_t now_ms;
 };
 
+static void atm_capture_close(struct atm_ctl *a, unsigned v);
+
 static uint64_t mono_ms(void)
 {
 	struct timespec ts;
@@ -91,6 +93,8 @@ void atm_free(struct atm_ctl *a)
 			close(a->port_tun_fd[i]);
 		free(a->pw[i]);
 	}
+	for (unsigned v = 0; a->dp->vcs && v < a->dp->nvcs; v++)
+		atm_capture_close(a, v);
 	free(a->dp->vcs);
 	a->dp->vcs = NULL;
 	a->dp->nvcs = 0;
@@ -120,6 +124,49 @@ static void vc_cfg_fill(struct atm_vc_cfg *v, const struct cfg *cfg, const struc
 	    .inatmarp = pc->inatmarp,
 	    .inatmarp_interval_ms = pc->inatmarp_interval_ms,
 	};
+}
+
+/* Close VC v's capture file, saying so if records were lost. */
+static void atm_capture_close(struct atm_ctl *a, unsigned v)
+{
+	struct atm_vc *vc = &a->dp->vcs[v];
+	int err;
+
+	if (!vc->cap)
+		return;
+	err = pcap_sunatm_close(vc->cap);
+	if (err)
+		log_warnx("capture %s: %s: records lost", a->cfg->pvcs[v].pcap, strerror(-err));
+	free(vc->cap);
+	free(vc->cap_buf);
+	vc->cap = NULL;
+	vc->cap_buf = NULL;
+}
+
+/* A VC with a capture-file: open it. Failing to is logged, and the VC runs uncaptured. */
+static void atm_capture_open(struct atm_ctl *a, unsigned v)
+{
+	struct atm_vc *vc = &a->dp->vcs[v];
+	const char *path = a->cfg->pvcs[v].pcap;
+	int err;
+
+	if (!path[0])
+		return;
+	vc->cap = calloc(1, sizeof(*vc->cap));
+	vc->cap_buf = malloc(CELLPW_SDU_MAX);
+	if (!vc->cap || !vc->cap_buf) {
+		log_warnx("capture %s: out of memory", path);
+	} else if ((err = pcap_sunatm_open(vc->cap, path)) != 0) {
+		log_warnx("capture %s: %s; VC %u/%u runs without it", path, strerror(-err),
+		          vc->cfg.vpi, vc->cfg.vci);
+	} else {
+		log_info("VC %u/%u: capturing AAL5 SDUs to %s", vc->cfg.vpi, vc->cfg.vci, path);
+		return;
+	}
+	free(vc->cap);
+	free(vc->cap_buf);
+	vc->cap = NULL;
+	vc->cap_buf = NULL;
 }
 
 int atm_port_setup(struct atm_ctl *a, unsigned i)
@@ -170,6 +217,7 @@ int atm_port_setup(struct atm_ctl *a, unsigned i)
 			continue;
 		vc_cfg_fill(&a->dp->vcs[v].cfg, cfg, pc);
 		set->vc_ids[set->nvcs++] = (uint16_t)v;
+		atm_capture_open(a, v);
 	}
 	for (unsigned s = 0; s < cfg->nsubifs; s++)
 		if (cfg->subifs[s].port == i && cfg->subifs[s].naddrs)

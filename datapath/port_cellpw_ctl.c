@@ -16,6 +16,7 @@
 
 #define PING_TAG_BIT     0x80000000u /* on-demand loopbacks, apart from periodic ones */
 #define PING_TIMEOUT_US  2000000u
+#define CAPTURE_FLUSH_MS 100
 #define OP_REQUEST       8 /* RFC 2225 7: InATMARP_Request */
 #define OP_REPLY         9 /* InATMARP_Reply */
 
@@ -179,6 +180,21 @@ void cellpw_inatmarp_rx(struct cellpw_queue *c, uint16_t vc_id, const uint8_t *p
 		inatmarp_send(c, vc_id, OP_REPLY, m.spa);
 }
 
+/*
+ * Capture one SDU. A debugging aid: records go through the capture's stdio
+ * buffer (a syscall per buffer-full, not per packet) and are flushed by the
+ * VC timer every CAPTURE_FLUSH_MS, so a reader sees them soon after.
+ */
+void cellpw_capture(struct atm_vc *vc, bool outbound, const uint8_t *sdu, size_t len)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	pcap_sunatm_write(vc->cap, (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec,
+	                  outbound, (uint8_t)vc->cfg.vpi, vc->cfg.vci,
+	                  vc->cfg.encap == VC_ENCAP_LLC_SNAP, sdu, len);
+}
+
 void cellpw_vc_timers(struct cellpw_queue *c, uint64_t now_ms)
 {
 	for (unsigned i = 0; i < c->set->nvcs; i++) {
@@ -190,6 +206,10 @@ void cellpw_vc_timers(struct cellpw_queue *c, uint64_t now_ms)
 		if (vc->cfg.oam_enabled)
 			oam_timer(c, id, vc, now_ms);
 		ping_timer(c, id, vc);
+		if (vc->cap && now_ms - vc->cap_flush_ms >= CAPTURE_FLUSH_MS) {
+			pcap_sunatm_flush(vc->cap);
+			vc->cap_flush_ms = now_ms;
+		}
 		if (vc->cfg.inatmarp && now_ms >= vc->inatmarp_next_ms) {
 			inatmarp_send(c, id, OP_REQUEST, 0);
 			vc->inatmarp_next_ms = now_ms + vc->cfg.inatmarp_interval_ms;

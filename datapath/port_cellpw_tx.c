@@ -141,6 +141,13 @@ void cellpw_vc_send(struct cellpw_queue *c, uint16_t vc_id, const uint8_t *prefi
 	}
 	CTR_ADD(vc->ctr.pdus_out, 1);
 	CTR_ADD(vc->ctr.octets_out, sdu_len);
+	if (vc->cap) {
+		/* The capture wants the SDU in one piece, RFC 2684 header included. */
+		if (prefix_len)
+			memcpy(vc->cap_buf, prefix, prefix_len);
+		memcpy(vc->cap_buf + prefix_len, sdu, len);
+		cellpw_capture(vc, true, vc->cap_buf, sdu_len);
+	}
 }
 
 void cellpw_oam_send(struct cellpw_queue *c, uint16_t vc_id, const uint8_t payload[48], bool e2e)

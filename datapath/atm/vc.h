@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "aal5.h"
+#include "pcap_sunatm.h"
 #include "shaper.h"
 
 #define VC_MAX 256
@@ -128,6 +129,9 @@ struct atm_vc {
 	uint32_t ping_seen;    /* last ping_req served */
 	uint32_t ping_tag;     /* tag of the on-demand loopback in flight */
 	uint64_t ping_sent_us; /* when it left */
+	struct pcap_sunatm *cap; /* capture of the VC's SDUs (config capture-file), or NULL */
+	uint8_t *cap_buf;        /* an outbound SDU made contiguous for the capture */
+	uint64_t cap_flush_ms;
 
 	/* Shared with the control thread (atomic). */
 	uint8_t oper;            /* enum vc_oper */
