@@ -200,8 +200,9 @@ while time.time() < end:
 
 
 def test_capture_file_decodes_to_ip(topo, routers, capture_path):
-    got, _ = ping(topo, "h1", "10.0.4.2", count=3)
-    assert got == 3
+    assert wait_ping(topo, "h1", "10.0.4.2")
+    got, p = ping(topo, "h1", "10.0.4.2", count=3)
+    assert got == 3, p.stdout
     r, a1 = routers
     time.sleep(0.5)  # the worker flushes its capture buffer every 100 ms
     p = subprocess.run(["tshark", "-r", capture_path, "-T", "fields", "-e", "atm.vpi",
