@@ -86,11 +86,18 @@ struct port {
 	const struct port_ops *ops;
 	struct port_queue *queues[WORKER_MAX];
 	unsigned nqueues;
+	/*
+	 * Owned by the driver: what its queues share, set up before the first
+	 * queue_open through the driver's own API (atmsock: the PVC table, see
+	 * port_atmsock.h). NULL for drivers that need none.
+	 */
+	void *driver_state;
 };
 
 /* Driver registry: the ops for a driver name, or NULL. */
 const struct port_ops *port_ops_find(const char *driver);
 
 extern const struct port_ops port_afpacket_ops;
+extern const struct port_ops port_atmsock_ops;
 
 #endif
