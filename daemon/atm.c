@@ -8,6 +8,7 @@
 
 #include "atm.h"
 #include "datapath/log.h"
+#include "datapath/port_atmsock.h"
 #include "datapath/port_cellpw.h"
 #include "netdev.h"
 #include "tun.h"
@@ -31,6 +32,7 @@ struct atm_ctl {
 	struct neigh_table *nt;
 	struct cellpw_settings *pw[PORT_MAX];
 	int port_tun_fd[PORT_MAX];
+	bool atmsock[PORT_MAX]; /* atmsock_port_init done: fini at the end */
 	struct atm_subif_rt sub[CFG_SUBIF_MAX];
 	uint32_t learned[VC_MAX]; /* InATMARP: the far end's address per VC */
 	uint64_t learned_ms[VC_MAX];
@@ -89,6 +91,8 @@ void atm_free(struct atm_ctl *a)
 			close(a->sub[s].set.tun_fd);
 	}
 	for (unsigned i = 0; i < PORT_MAX; i++) {
+		if (a->atmsock[i])
+			atmsock_port_fini(&a->dp->ports[i]);
 		if (a->port_tun_fd[i] >= 0)
 			close(a->port_tun_fd[i]);
 		free(a->pw[i]);
@@ -169,6 +173,39 @@ static void atm_capture_open(struct atm_ctl *a, unsigned v)
 	vc->cap_buf = NULL;
 }
 
+/*
+ * A Linux ATM socket port: the adapter does SAR, one AAL5 socket per PVC.
+ * On a kernel without ATM its queue_open fails with a message naming
+ * CONFIG_ATM; forwarding over it is not wired up yet (see README, Status).
+ */
+static int atmsock_setup(struct atm_ctl *a, unsigned i)
+{
+	const struct cfg *cfg = a->cfg;
+	struct port *pt = &a->dp->ports[i];
+	int err = atmsock_port_init(pt, cfg->ports[i].atmsock.itf);
+
+	if (err) {
+		log_warnx("port %s: driver atmsock: interface %d: %s", pt->name,
+		          cfg->ports[i].atmsock.itf, strerror(-err));
+		return err;
+	}
+	a->atmsock[i] = true;
+	for (unsigned v = 0; v < cfg->npvcs; v++) {
+		const struct cfg_pvc *pc = &cfg->pvcs[v];
+		if (cfg->subifs[pc->subif].port != i)
+			continue;
+		err = atmsock_pvc_add(pt, pc->vpi, pc->vci, pc->service == CFG_SERVICE_CBR, pc->pcr,
+		                      atmsock_max_sdu(pc->mtu, pc->encap == CFG_ENCAP_LLC_SNAP));
+		if (err < 0) {
+			log_warnx("port %s: PVC %u/%u: %s", pt->name, pc->vpi, pc->vci,
+			          strerror(-err));
+			return err;
+		}
+	}
+	pt->mtu = ATM_PORT_MTU;
+	return 0;
+}
+
 int atm_port_setup(struct atm_ctl *a, unsigned i)
 {
 	const struct cfg *cfg = a->cfg;
@@ -186,8 +223,8 @@ int atm_port_setup(struct atm_ctl *a, unsigned i)
 		log_warnx("port %s: unknown driver '%s'", cp->name, cp->driver);
 		return -EINVAL;
 	}
-	if (cp->kind != CFG_PORT_CELLPW)
-		return 0; /* atmsock: its driver explains itself at queue_open */
+	if (cp->kind == CFG_PORT_ATMSOCK)
+		return atmsock_setup(a, i);
 	if (cfg->workers != 1) {
 		log_warnx("port %s: ATM ports are served by one worker for now; set system/workers "
 		          "to 1 (configured: %u)",

@@ -50,6 +50,8 @@ struct pkt {
 	uint16_t gso_size;    /* L4 payload bytes per segment; 0 unless gso_type */
 	uint16_t csum_start;  /* with csum_partial: where checksumming starts */
 	uint16_t csum_offset; /* with csum_partial: the checksum field, from csum_start */
+	uint16_t vc;          /* ATM: index of the VC the SDU arrived on, set by ATM drivers;
+	                         on TX, the VC to send it on */
 };
 
 #endif

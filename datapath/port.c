@@ -5,6 +5,7 @@
 static const struct port_ops *const port_drivers[] = {
     &port_afpacket_ops,
     &port_cellpw_ops,
+    &port_atmsock_ops,
 };
 
 const struct port_ops *port_ops_find(const char *driver)

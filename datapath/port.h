@@ -90,7 +90,12 @@ struct port {
 	 */
 	bool tx_offload;
 	struct port_settings settings;
-	void *drv; /* driver-specific settings the daemon fills in before queue_open */
+	/*
+	 * Driver-specific state shared by the port's queues, set up before the
+	 * first queue_open (cellpw, atmsub: settings the daemon fills in;
+	 * atmsock: its PVC table, through its own API). NULL for afpacket.
+	 */
+	void *drv;
 	const struct port_ops *ops;
 	struct port_queue *queues[WORKER_MAX];
 	unsigned nqueues;
@@ -102,5 +107,6 @@ const struct port_ops *port_ops_find(const char *driver);
 extern const struct port_ops port_afpacket_ops;
 extern const struct port_ops port_cellpw_ops; /* ATM cells over Ethernet, RFC 4717 */
 extern const struct port_ops port_atmsub_ops; /* ATM subinterfaces, set up by the daemon */
+extern const struct port_ops port_atmsock_ops; /* Linux ATM sockets (PF_ATMPVC) */
 
 #endif

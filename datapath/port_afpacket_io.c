@@ -113,6 +113,7 @@ unsigned afpacket_rx_burst(struct port_queue *q, struct pkt *pkts, unsigned max)
 		pk->len = h->tp_snaplen;
 		pk->in_port = q->port_id;
 		pk->l2_class = afpacket_l2_class[sll->sll_pkttype];
+		pk->vc = 0; /* not an ATM port */
 		/* Before a VLAN restore, whose headroom overlaps the header. */
 		afpacket_vnet_rx(pk, h);
 		if (h->tp_status & TP_STATUS_VLAN_VALID)
