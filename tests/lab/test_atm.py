@@ -301,3 +301,22 @@ def test_on_demand_loopback_reports_rtt(topo, routers):
     assert v and v > 0, "no round trip reported for VC 0/300"
     assert lab.wait_for(lambda: "VC 0/300 (atm0.300): OAM loopback answered in" in r.log(),
                         timeout=3)
+
+
+def test_atmsock_without_kernel_atm_fails_clearly(topo, cellgated_bin, tmp_path):
+    """This kernel has no ATM (CONFIG_ATM off): an atmsock port must refuse to
+    start and say why, naming the port and CONFIG_ATM."""
+    cfg = {"cellgate:cellgate": {"system": {"workers": 1}, "port": [
+        {"name": "atm9", "driver": "atmsock", "atmsock": {"interface-number": 0},
+         "subinterface": [{"name": "atm9.100", "type": "point-to-point",
+                           "ipv4": {"address": [{"ip": "10.9.0.1", "prefix-length": 30}]},
+                           "pvc": [{"vpi": 0, "vci": 100}]}]}]}}
+    path = tmp_path / "atmsock.json"
+    path.write_text(lab.json.dumps(cfg))
+    p = topo.exec("r", [cellgated_bin, "-d", "-f", str(path), "-r", str(tmp_path / "run")],
+                  timeout=20)
+    if "Address family not supported" not in p.stdout + p.stderr:
+        pytest.skip("this kernel has ATM sockets: %s" % (p.stdout + p.stderr)[-300:])
+    assert p.returncode == 1
+    out = p.stdout + p.stderr
+    assert "atm9" in out and "CONFIG_ATM" in out, out
