@@ -15,11 +15,13 @@ static void port_json(FILE *out, const struct port *pt, const struct stats_port 
 	        "{\"name\":\"%s\",\"netdev\":\"%s\",\"rx-packets\":%lu,\"rx-octets\":%lu,"
 	        "\"tx-packets\":%lu,\"tx-octets\":%lu,\"forwarded\":%lu,\"to-kernel\":%lu,"
 	        "\"icmp-out\":%lu,\"icmp-ratelimited\":%lu,\"fragmented\":%lu,"
-	        "\"fragments-out\":%lu,\"rx-gso-packets\":%lu,\"rx-ring-drops\":%lu,"
+	        "\"fragments-out\":%lu,\"rx-gso-packets\":%lu,\"gso-segmented\":%lu,"
+	        "\"gso-segments-out\":%lu,\"rx-ring-drops\":%lu,"
 	        "\"drops-total\":%lu,\"drops\":{",
 	        pt->name, pt->netdev, c->rx_packets, c->rx_octets, c->tx_packets, c->tx_octets,
 	        c->forwarded, c->to_kernel, c->icmp_out, c->icmp_ratelimited, c->fragmented,
-	        c->fragments_out, c->rx_gso_packets, sp->rx_ring_drops, sp->drops_total);
+	        c->fragments_out, c->rx_gso_packets, c->gso_segmented, c->gso_segments_out,
+	        sp->rx_ring_drops, sp->drops_total);
 	for (unsigned r = 0; r < DROP__MAX; r++)
 		fprintf(out, "%s\"%s\":%lu", r ? "," : "", drop_reason_name[r], c->drops[r]);
 	fputs("}}", out);

@@ -59,6 +59,8 @@ struct port_counters {
 	uint64_t fragmented;       /* forwarded packets that had to be fragmented */
 	uint64_t fragments_out;    /* fragments created from them */
 	uint64_t rx_gso_packets;   /* received as GSO super-packets (one each, not per segment) */
+	uint64_t gso_segmented;    /* super-packets segmented in software (egress without TSO) */
+	uint64_t gso_segments_out; /* segments made from them */
 	uint64_t drops[DROP__MAX];
 } __attribute__((aligned(64)));
 

@@ -7,11 +7,13 @@
  * egress device or the kernel segments them after us, copying our rewritten
  * headers (TTL included) into every segment and fixing lengths, IDs and
  * checksums per segment. Partial checksums likewise stay partial there.
+ * Other ports get them segmented here in software (send_gso_segments).
  */
 #include <string.h>
 
 #include "ip4.h"
 #include "ip4_frag.h"
+#include "ip4_gso.h"
 #include "worker_priv.h"
 
 void worker_drop(struct worker *w, const struct pkt *p, enum drop_reason r)
@@ -169,6 +171,43 @@ static void send_fragments(struct worker *w, struct pkt *p, const struct port *o
 }
 
 /*
+ * A GSO super-packet for an egress that cannot segment it (no tx_offload):
+ * cut it here (ip4_gso.c), each segment a fresh frame from the worker's
+ * fragment scratch. The last segment stands for the packet in the
+ * forwarded/tx-full accounting, as for fragments.
+ */
+static void send_gso_segments(struct worker *w, struct pkt *p, const struct port *out)
+{
+	struct ip4_gso_iter it;
+	unsigned n = 0;
+
+	if (ip4_gso_init(&it, p->data + 14, p->gso_type, p->gso_size) != 0 ||
+	    ip4_gso_seg_len(&it) > FRAG_MTU_MAX) {
+		worker_drop(w, p, DROP_MTU_EXCEEDED);
+		return;
+	}
+	for (;;) {
+		if (w->frag_used == FRAG_BUFS)
+			worker_tx_flush(w);
+		struct pkt *f = &w->frag_pkt[w->frag_used];
+		*f = (struct pkt){.data = w->frag_buf + (size_t)w->frag_used * FRAG_BUF_SZ,
+		                  .in_port = p->in_port,
+		                  .l2_class = PKT_L2_HOST};
+		uint32_t len = ip4_gso_next(&it, f->data + 14);
+		if (len == 0)
+			break;
+		memcpy(f->data, p->data, 14);
+		f->len = 14 + len;
+		w->frag_used++;
+		n++;
+		bool last = it.done == it.tot - it.hlen - it.l4hlen;
+		tx_enqueue(w, out->id, f, last ? TX_FORWARDED : TX_FRAGMENT);
+	}
+	CTR_ADD(w->ctr->port[p->in_port].gso_segmented, 1);
+	CTR_ADD(w->ctr->port[p->in_port].gso_segments_out, n);
+}
+
+/*
  * IP length of the segments a GSO packet becomes: its IP and L4 headers again
  * in front of gso_size payload bytes. 0 when the headers do not match the GSO
  * type or are cut short, which no MTU fits.
@@ -199,7 +238,7 @@ static bool fits_mtu(const struct pkt *p, const struct port *out)
 
 	if (rd16(p->data + 14 + 2) <= out->mtu)
 		return true;
-	if (p->gso_type == PKT_GSO_NONE || !out->tx_offload)
+	if (p->gso_type == PKT_GSO_NONE)
 		return false;
 	seg = gso_segment_len(p);
 	return seg != 0 && seg <= out->mtu;
@@ -222,6 +261,16 @@ static void send_to(struct worker *w, struct pkt *p, const struct port *out, uin
 	nh_l2_mac(l2, eth);
 	memcpy(eth + 6, out->mac, 6);
 	ip4_ttl_decrement(eth + 14);
+	/*
+	 * Segments, not the super-packet, are what the sender meant for the
+	 * wire: even one that fits this MTU must not reach a later, smaller
+	 * link whole (its DF would make that link drop it, its sender having
+	 * no smaller MSS to fall back to).
+	 */
+	if (p->gso_type != PKT_GSO_NONE && !out->tx_offload) {
+		send_gso_segments(w, p, out);
+		return;
+	}
 	if (fits_mtu(p, out)) {
 		if (p->csum_partial && !out->tx_offload)
 			csum_complete(p);

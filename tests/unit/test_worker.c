@@ -308,18 +308,44 @@ static void test_gso(void)
 	CHECK(m->csum_partial && m->csum_start == 34 && m->csum_offset == 16 && !m->gso_type);
 	CHECK_EQ(rd16(last_tx(1) + 14 + 20 + 16), rd16(f + 14 + 20 + 16));
 
-	/* An egress without the offload: the packet is one datagram of its total length. */
+	/*
+	 * An egress without the offload: cut into segments here, each what the
+	 * sender would have sent without TSO (lengths, IDs, sequence numbers,
+	 * complete checksums, TTL - 1).
+	 */
 	dp.ports[1].tx_offload = false;
 	len = make_tso(f, 1800, true);
+	wr32(f + 14 + 20 + 4, 0xfffffc00u); /* a sequence number that wraps */
+	f[14 + 20 + 13] = 0x18 | 0x01;    /* PSH|ACK|FIN: FIN and PSH go on the last segment */
+	wr16(f + 14 + 20 + 16,
+	     (uint16_t)~csum_fold(csum_partial_sum(f + 14 + 12, 8, 0) + 6 + 1800 - 20u));
 	rx_offloaded(f, len, PKT_GSO_TCP4, 880);
 	dp_worker_poll(&dp, 0);
-	CHECK_EQ(txq(0)->tx_n, tx0 + 2);
-	CHECK_EQ(rd16(last_tx(0) + 14 + 20 + 6), 1500);
+	CHECK_EQ(txq(0)->tx_n, tx0 + 1);
+	CHECK_EQ(txq(1)->tx_n, tx1 + 4);
+	for (unsigned s = 0; s < 2; s++) {
+		unsigned slot = (unsigned)(txq(1)->tx_n - 2 + s) % FAKE_FRAMES;
+		const uint8_t *seg = txq(1)->tx_frame[slot] + 14;
+		CHECK_EQ(rd16(seg + 2), 20 + 20 + 880);
+		CHECK(seg[8] == 8 && csum_compute(seg, 20) == 0 && tcp_csum_ok(seg));
+		CHECK_EQ(rd32(seg + 20 + 4), 0xfffffc00u + 880 * s);
+		CHECK_EQ(rd16(seg + 4), (uint16_t)(rd16(f + 14 + 4) + s));
+		CHECK_EQ(seg[20 + 13], s == 0 ? 0x10 : 0x19);
+		CHECK(!memcmp(seg + 40, f + 14 + 40 + 880 * s, 880));
+		CHECK(!txq(1)->tx_meta[slot].gso_type && !txq(1)->tx_meta[slot].csum_partial);
+	}
+	CHECK_EQ(counters(0).gso_segmented, c.gso_segmented + 1);
+	CHECK_EQ(counters(0).gso_segments_out, c.gso_segments_out + 2);
+	/*
+	 * Small enough for this MTU as a whole, still segmented: a later link
+	 * may be smaller, and the sender's segment size is what it can carry.
+	 */
 	len = make_tso(f, 1200, true);
 	rx_offloaded(f, len, PKT_GSO_TCP4, 580);
 	dp_worker_poll(&dp, 0);
-	CHECK_EQ(txq(1)->tx_n, tx1 + 3);
+	CHECK_EQ(txq(1)->tx_n, tx1 + 6);
 	CHECK(!last_tx_meta(1)->csum_partial);
+	CHECK_EQ(rd16(last_tx(1) + 14 + 2), 20 + 20 + 580);
 	CHECK(tcp_csum_ok(last_tx(1) + 14)); /* completed in software */
 	CHECK_EQ(counters(0).rx_gso_packets, c.rx_gso_packets + 5);
 }

@@ -1,0 +1,79 @@
+#include <errno.h>
+#include <string.h>
+
+#include "csum.h"
+#include "ip4.h"
+#include "ip4_gso.h"
+#include "pkt.h"
+
+#define TCP_FIN 0x01
+#define TCP_PSH 0x08
+#define TCP_CWR 0x80
+
+int ip4_gso_init(struct ip4_gso_iter *it, const uint8_t *ip, uint8_t gso_type,
+                 uint16_t gso_size)
+{
+	uint8_t type = gso_type & ~PKT_GSO_ECN;
+
+	it->ip = ip;
+	it->hlen = (uint32_t)(ip[0] & 0x0f) * 4;
+	it->tot = rd16(ip + 2);
+	it->seg = gso_size;
+	it->done = 0;
+	it->n = 0;
+	if (gso_size == 0 || it->hlen < 20 || it->tot < it->hlen)
+		return -EINVAL;
+	if (type == PKT_GSO_TCP4 && ip[9] == 6 && it->tot >= it->hlen + 20)
+		it->l4hlen = (uint32_t)(ip[it->hlen + 12] >> 4) * 4;
+	else if (type == PKT_GSO_UDP_L4 && ip[9] == 17 && it->tot >= it->hlen + 8)
+		it->l4hlen = 8;
+	else
+		return -EINVAL;
+	if (it->l4hlen < 8 || it->hlen + it->l4hlen > it->tot)
+		return -EINVAL;
+	return 0;
+}
+
+uint32_t ip4_gso_seg_len(const struct ip4_gso_iter *it)
+{
+	return it->hlen + it->l4hlen + it->seg;
+}
+
+uint32_t ip4_gso_next(struct ip4_gso_iter *it, uint8_t *out)
+{
+	uint32_t hdrs = it->hlen + it->l4hlen;
+	uint32_t payload = it->tot - hdrs;
+	uint32_t chunk;
+	bool first = it->n == 0, last;
+
+	if (it->done >= payload && !(payload == 0 && first))
+		return 0;
+	chunk = payload - it->done;
+	if (chunk > it->seg)
+		chunk = it->seg;
+	last = it->done + chunk >= payload;
+
+	memcpy(out, it->ip, hdrs);
+	memcpy(out + hdrs, it->ip + hdrs + it->done, chunk);
+	wr16(out + 2, (uint16_t)(hdrs + chunk));
+	/* One IP ID per segment, as the sender's stack numbers them (RFC 6864). */
+	wr16(out + 4, (uint16_t)(rd16(it->ip + 4) + it->n));
+	wr16(out + 10, 0);
+	wr16(out + 10, csum_compute(out, it->hlen));
+
+	uint8_t *l4 = out + it->hlen;
+	if (out[9] == 6) {
+		wr32(l4 + 4, rd32(it->ip + it->hlen + 4) + it->done);
+		/* FIN and PSH belong to the last segment; CWR to the first (RFC 3168 6.1.2). */
+		if (!last)
+			l4[13] &= (uint8_t) ~(TCP_FIN | TCP_PSH);
+		if (!first)
+			l4[13] &= (uint8_t)~TCP_CWR;
+	} else {
+		wr16(l4 + 4, (uint16_t)(it->l4hlen + chunk)); /* UDP length */
+	}
+	ip4_l4_csum_complete(out);
+	it->done += chunk;
+	it->n++;
+	return hdrs + chunk;
+}
