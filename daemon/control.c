@@ -12,6 +12,7 @@
 #include <urcu-qsbr.h>
 
 #include "control.h"
+#include "service.h"
 #include "datapath/log.h"
 
 static uint64_t mono_ms(void)
@@ -72,6 +73,7 @@ static void control_tick(evutil_socket_t fd, short what, void *arg)
 
 	control_drain_events(ctl, now);
 	atm_poll_events(ctl->atm, now);
+	service_watchdog_tick(ctl->dp, now);
 	if (now - ctl->last_neigh_ms >= 100) {
 		neigh_timer(ctl->neigh, now);
 		ctl->last_neigh_ms = now;
@@ -91,6 +93,11 @@ static void control_signal(evutil_socket_t sig, short what, void *arg)
 		log_info("signal %d: stopping", (int)sig);
 		event_base_loopexit(ctl->base, NULL);
 		break;
+	case SIGHUP:
+		/* Never die on a reload request: the startup file is read at start only, for now. */
+		log_warnx("SIGHUP: reloading the configuration is not supported yet; nothing changed "
+		          "(restart cellgated to apply a new startup file)");
+		break;
 	case SIGUSR2:
 		/* Until the CLI has "vc ping": one OAM loopback on every VC, RTTs logged. */
 		for (unsigned v = 0; v < ctl->dp->nvcs; v++)
@@ -108,12 +115,12 @@ static void control_signal(evutil_socket_t sig, short what, void *arg)
 
 int control_run(struct control *ctl)
 {
-	static const int sigs[] = {SIGTERM, SIGINT, SIGUSR1, SIGUSR2};
-	struct event *sigev[4], *tick;
+	static const int sigs[] = {SIGTERM, SIGINT, SIGUSR1, SIGUSR2, SIGHUP};
+	struct event *sigev[5], *tick;
 	struct timeval tv = {.tv_sec = 0, .tv_usec = 10000};
 	int rc = 0;
 
-	for (unsigned i = 0; i < 4; i++) {
+	for (unsigned i = 0; i < 5; i++) {
 		sigev[i] = evsignal_new(ctl->base, sigs[i], control_signal, ctl);
 		if (!sigev[i] || evsignal_add(sigev[i], NULL) != 0)
 			fatalx("control: cannot watch signal %d", sigs[i]);
@@ -128,7 +135,7 @@ int control_run(struct control *ctl)
 		rc = -1;
 	}
 	event_free(tick);
-	for (unsigned i = 0; i < 4; i++)
+	for (unsigned i = 0; i < 5; i++)
 		event_free(sigev[i]);
 	return rc;
 }

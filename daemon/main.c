@@ -19,7 +19,9 @@
 #include "control.h"
 #include "datapath/log.h"
 #include "netdev.h"
+#include "privdrop.h"
 #include "routes.h"
+#include "service.h"
 
 #define DEFAULT_CONFIG "/etc/cellgate/cellgated.json"
 #define DEFAULT_RUNDIR "/run/cellgate"
@@ -28,6 +30,7 @@ struct options {
 	const char *config;
 	const char *rundir;
 	const char *yang_dir;
+	const char *user; /* -u: drop to this user after opening everything */
 	bool check_only;
 	bool foreground;
 	int verbose;
@@ -36,11 +39,13 @@ struct options {
 static void usage(FILE *out)
 {
 	fprintf(out,
-	        "usage: cellgated [-dnv] [-f config] [-r rundir] [-y yangdir]\n"
+	        "usage: cellgated [-dnv] [-f config] [-r rundir] [-u user] [-y yangdir]\n"
 	        "  -f FILE   startup configuration, RFC 7951 JSON (default %s)\n"
 	        "  -n        check the configuration, print it normalised, exit 0/1\n"
 	        "  -d        stay in the foreground and log to stderr\n"
 	        "  -r DIR    runtime directory: pid file, stats.json (default %s)\n"
+	        "  -u USER   after opening ports, run as USER with only CAP_NET_ADMIN and\n"
+	        "            CAP_NET_RAW\n"
 	        "  -y DIR    directory holding cellgate.yang (default %s)\n"
 	        "  -v        more verbose logging\n"
 	        "  --version print the version and exit\n",
@@ -58,7 +63,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 
 	*o = (struct options){
 	    .config = DEFAULT_CONFIG, .rundir = DEFAULT_RUNDIR, .yang_dir = YANG_DIR};
-	while ((ch = getopt_long(argc, argv, "df:hnr:vy:", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "df:hnr:u:vy:", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'd':
 			o->foreground = true;
@@ -71,6 +76,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 			break;
 		case 'r':
 			o->rundir = optarg;
+			break;
+		case 'u':
+			o->user = optarg;
 			break;
 		case 'v':
 			o->verbose++;
@@ -232,15 +240,25 @@ static void control_cpus_pick(const int *worker_cpus, unsigned n)
 		log_warn("control thread: CPU affinity");
 }
 
+/* The runtime directory, owned by the user the daemon will run as. */
+static int rundir_make(const char *rundir, uid_t uid, gid_t gid)
+{
+	if (mkdir(rundir, 0755) != 0 && errno != EEXIST) {
+		log_warn("rundir %s", rundir);
+		return -errno;
+	}
+	if (uid != (uid_t)-1 && chown(rundir, uid, gid) != 0) {
+		log_warn("rundir %s: chown to uid %u", rundir, (unsigned)uid);
+		return -errno;
+	}
+	return 0;
+}
+
 static int pidfile_write(const char *rundir)
 {
 	char path[4096];
 	FILE *f;
 
-	if (mkdir(rundir, 0755) != 0 && errno != EEXIST) {
-		log_warn("rundir %s", rundir);
-		return -errno;
-	}
 	snprintf(path, sizeof(path), "%s/cellgated.pid", rundir);
 	f = fopen(path, "w");
 	if (!f) {
@@ -291,6 +309,15 @@ static int run(struct options *o, struct cfg *cfg)
 	int failed = routes_apply_config(ctl.rib, cfg);
 	if (failed)
 		log_warnx("%d route(s) from the configuration could not be installed", failed);
+	uid_t uid = (uid_t)-1;
+	gid_t gid = (gid_t)-1;
+	if (o->user && privdrop_lookup(o->user, &uid, &gid) != 0)
+		goto out;
+	if (rundir_make(o->rundir, uid, gid) != 0)
+		goto out;
+	/* Everything privileged is open: drop before any thread starts, so all inherit it. */
+	if (o->user && privdrop_apply(o->user, uid, gid) != 0)
+		goto out;
 	worker_cpus_pick(cfg, ctl.worker_cpu);
 	if (dp_workers_start(&dp, ctl.worker_cpu, cfg->workers) != 0)
 		goto out;
@@ -299,7 +326,12 @@ static int run(struct options *o, struct cfg *cfg)
 		goto stop;
 	log_info("cellgated %s running: %u port(s), %u worker(s)", PACKAGE_VERSION, dp.nports,
 	         dp.nworkers);
+	char status[128];
+	snprintf(status, sizeof(status), "forwarding: %u port(s), %u worker(s)", dp.nports,
+	         dp.nworkers);
+	service_ready(status);
 	rc = control_run(&ctl) == 0 ? 0 : 1;
+	service_stopping();
 	pidfile_remove(o->rundir);
 stop:
 	dp_workers_stop(&dp);

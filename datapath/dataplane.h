@@ -59,6 +59,9 @@ unsigned dp_worker_poll(struct dataplane *dp, unsigned w);
 /* Packets worker `w` holds while ARP resolves (in flight for the accounting rule). */
 unsigned dp_worker_held(const struct dataplane *dp, unsigned w);
 
+/* Poll loop passes worker `w` has made (any thread; for the watchdog). */
+uint64_t dp_worker_loops(const struct dataplane *dp, unsigned w);
+
 /* The event ring worker `w` feeds to the control thread. */
 struct event_ring *dp_worker_events(struct dataplane *dp, unsigned w);
 

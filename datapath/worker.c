@@ -300,6 +300,11 @@ unsigned dp_worker_held(const struct dataplane *dp, unsigned w)
 	return __atomic_load_n(&dp->workers[w]->nhold, __ATOMIC_RELAXED);
 }
 
+uint64_t dp_worker_loops(const struct dataplane *dp, unsigned w)
+{
+	return CTR_READ(dp->workers[w]->ctr->loops);
+}
+
 struct event_ring *dp_worker_events(struct dataplane *dp, unsigned w)
 {
 	return &dp->workers[w]->events;

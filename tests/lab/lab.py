@@ -9,6 +9,7 @@ runs never collide.  Everything here shells out to iproute2 with timeouts.
 
 import json
 import os
+import pathlib
 import random
 import select
 import signal
