@@ -138,6 +138,37 @@ static void test_tx(void)
 	CHECK_EQ(a1.octets_out - a.octets_out, 12 * PW_HDR_MAX + 42 * ATM_PW_CELL_SIZE);
 }
 
+/*
+ * More than the 64 frames the port stages: 8 full-MTU PDUs fill exactly 64
+ * frames, so the next PDU, written straight into a frame, first sends them.
+ */
+static void test_tx_staging(void)
+{
+	static uint8_t f[9][14 + H_MTU];
+	uint8_t *fr[9], small[28];
+	uint32_t lens[9];
+	struct atm_port_counters a = h_atmc();
+	uint64_t flushes = h.car->tx_flushes;
+	unsigned pos = 0, good = 0;
+
+	h_ip4(small, sizeof(small), IP(10, 4, 0, 2), IP(10, 1, 0, 2), 64, 19);
+	for (unsigned i = 0; i < 9; i++) {
+		fr[i] = f[i];
+		lens[i] = h_eth(f[i], vc_mac(VC_P2P), i < 8 ? ip_d : small, i < 8 ? H_MTU : 28);
+	}
+	h_sub_tx(H_P2P, fr, lens, 9);
+	h_take(&tx);
+	CHECK(tx.nframes == 65 && tx.hdr_ok && tx.seq_ok);
+	CHECK(tx.frame_cells[63] == 4 && tx.frame_cells[64] == 1);
+	for (unsigned i = 0; i < 8 && h_pdu(&tx, &pos, &pdu); i++)
+		good += pdu.ncells == 32 && pdu.crc_ok && !memcmp(pdu.cpcs + 8, ip_d, H_MTU);
+	CHECK_EQ(good, 8);
+	CHECK(h_pdu(&tx, &pos, &pdu));
+	check_pdu(&pdu, VC_P2P, 1, llc_ip4, 8, small, sizeof(small));
+	CHECK_EQ(h_atmc().frames_out - a.frames_out, 65);
+	CHECK_EQ(h.car->tx_flushes - flushes, 2); /* the 64, then the one at tx_flush */
+}
+
 /* The frames test_tx sent, looped back: the same IP packets come out, on the subinterface. */
 static void test_rx_loopback(void)
 {
@@ -600,6 +631,7 @@ int main(void)
 	}
 	test_tx();
 	test_rx_loopback();
+	test_tx_staging();
 	test_multipoint();
 	test_rx_aal5_errors();
 	test_rx_frame_errors();
