@@ -86,6 +86,23 @@ static int atmsub_vc(const struct atmsub_queue *s, const struct pkt *p)
 	return vc;
 }
 
+/*
+ * Octets of the L3 packet in a frame. A short packet arrives padded to the
+ * 60-octet Ethernet minimum, and the padding is no part of it: carried in the
+ * SDU it would cost cells and reach the far end as trailing garbage.
+ */
+static uint32_t l3_len(const struct pkt *p, uint16_t type)
+{
+	const uint8_t *l3 = p->data + 14;
+	uint32_t avail = p->len - 14, n = avail;
+
+	if (type == 0x0800 && avail >= 20)
+		n = (uint32_t)(l3[2] << 8 | l3[3]);
+	else if (type == 0x86dd && avail >= 40)
+		n = 40 + (uint32_t)(l3[4] << 8 | l3[5]);
+	return n && n <= avail ? n : avail;
+}
+
 static unsigned atmsub_tx_burst(struct port_queue *q, struct pkt *const *pkts, unsigned n)
 {
 	struct atmsub_queue *s = SQ(q);
@@ -107,9 +124,9 @@ static unsigned atmsub_tx_burst(struct port_queue *q, struct pkt *const *pkts, u
 				CTR_ADD(v->ctr.discards[VC_DROP_UNKNOWN_LLC], 1);
 				continue;
 			}
-			cellpw_vc_send(c, (uint16_t)vc, llc, 8, p->data + 14, p->len - 14);
+			cellpw_vc_send(c, (uint16_t)vc, llc, 8, p->data + 14, l3_len(p, type));
 		} else if (type == 0x0800) {
-			cellpw_vc_send(c, (uint16_t)vc, NULL, 0, p->data + 14, p->len - 14);
+			cellpw_vc_send(c, (uint16_t)vc, NULL, 0, p->data + 14, l3_len(p, type));
 		} else {
 			CTR_ADD(v->ctr.discards[VC_DROP_UNKNOWN_LLC], 1);
 		}
@@ -144,7 +161,8 @@ static void atmsub_punt(struct port_queue *q, const struct pkt *p)
 	struct atmsub_queue *s = SQ(q);
 
 	/* The TUN takes the IP packet (IFF_NO_PI: the version nibble says v4/v6). */
-	if (p->len > 14 && write(s->set->tun_fd, p->data + 14, p->len - 14) == (ssize_t)(p->len - 14))
+	if (p->len > 14 &&
+	    write(s->set->tun_fd, p->data + 14, p->len - 14) == (ssize_t)(p->len - 14))
 		CTR_ADD(s->atm->ctr.punted, 1);
 	else
 		CTR_ADD(s->atm->ctr.punt_errors, 1);

@@ -133,12 +133,16 @@ static int cellpw_queue_open(struct port *p, unsigned qid, unsigned nqueues,
 		          p->name);
 		return -EINVAL;
 	}
-	if (PW_HDR_MAX + set->max_cells * ATM_PW_CELL_SIZE > 14 + set->carrier_mtu + 4 ||
-	    set->max_cells == 0 || set->max_cells > CELLPW_MAX_CELLS) {
+	/* A frame is the carrier's Ethernet header and at most its MTU: the kernel refuses
+	 * to send more (EMSGSIZE), so every full frame would be lost. */
+	unsigned hdr = set->encap.control_word ? PW_HDR_MAX : PW_HDR_NO_CW;
+	unsigned fit =
+	    14 + set->carrier_mtu > hdr ? (14 + set->carrier_mtu - hdr) / ATM_PW_CELL_SIZE : 0;
+	if (set->max_cells > fit || set->max_cells == 0 || set->max_cells > CELLPW_MAX_CELLS) {
 		log_warnx("port %s: driver cellpw: %u cells per frame do not fit carrier %s "
 		          "(mtu %u): at most %u",
 		          p->name, set->max_cells, set->carrier, set->carrier_mtu,
-		          (set->carrier_mtu + 18 - PW_HDR_MAX) / ATM_PW_CELL_SIZE);
+		          fit < CELLPW_MAX_CELLS ? fit : CELLPW_MAX_CELLS);
 		return -EINVAL;
 	}
 	c = calloc(1, sizeof(*c));
@@ -163,14 +167,17 @@ static int cellpw_queue_open(struct port *p, unsigned qid, unsigned nqueues,
 	for (unsigned i = 0; i < set->nvcs; i++) {
 		if ((err = cellpw_vc_init(c, &set->vcs[set->vc_ids[i]])) != 0) {
 			log_warnx("port %s: VC %u/%u: out of memory for its buffers", p->name,
-			          set->vcs[set->vc_ids[i]].cfg.vpi, set->vcs[set->vc_ids[i]].cfg.vci);
+			          set->vcs[set->vc_ids[i]].cfg.vpi,
+			          set->vcs[set->vc_ids[i]].cfg.vci);
 			goto fail;
 		}
 	}
 	/* The carrier is an ordinary afpacket queue on the Ethernet netdev. */
 	carrier = &c->carrier_port;
-	*carrier = (struct port){.id = p->id, .ifindex = set->carrier_ifindex,
-	                         .mtu = set->carrier_mtu, .settings = p->settings,
+	*carrier = (struct port){.id = p->id,
+	                         .ifindex = set->carrier_ifindex,
+	                         .mtu = set->carrier_mtu,
+	                         .settings = p->settings,
 	                         .ops = set->carrier_ops};
 	snprintf(carrier->name, sizeof(carrier->name), "%s", p->name);
 	snprintf(carrier->netdev, sizeof(carrier->netdev), "%s", set->carrier);

@@ -68,6 +68,30 @@ void cellpw_tx_push(struct cellpw_queue *c, bool all)
 	c->tx_nframes = 0;
 }
 
+/*
+ * Room for `n` cells in the frame being filled, or NULL when they would not all
+ * fit there (cells_append then spreads them over frames). Cells written there
+ * are made part of the frame by frame_commit().
+ */
+static uint8_t *frame_room(struct cellpw_queue *c, unsigned n)
+{
+	if (c->tx_nframes == CELLPW_TX_FRAMES)
+		cellpw_tx_push(c, false);
+	if (c->tx_nframes == CELLPW_TX_FRAMES || c->tx_cells + n > c->set->max_cells)
+		return NULL;
+	if (c->tx_cells == 0)
+		c->tx_partial_since_us = c->now_us;
+	return frame_at(c, c->tx_nframes) + pw_hdr_len(c) + (size_t)c->tx_cells * ATM_PW_CELL_SIZE;
+}
+
+static void frame_commit(struct cellpw_queue *c, unsigned n)
+{
+	c->tx_cells += n;
+	CTR_ADD(c->ctr.cells_out, n);
+	if (c->tx_cells == c->set->max_cells)
+		frame_close(c);
+}
+
 /* Append cells to the frames being built; returns how many found room. */
 static unsigned cells_append(struct cellpw_queue *c, const uint8_t *cells, unsigned n)
 {
@@ -116,9 +140,20 @@ void cellpw_vc_send(struct cellpw_queue *c, uint16_t vc_id, const uint8_t *prefi
 		vc_discard(vc, VC_DROP_TOO_BIG);
 		return;
 	}
-	unsigned ncells = aal5_segment(prefix, prefix_len, sdu, len,
-	                               atm_hdr_make(vc->cfg.vpi, vc->cfg.vci, 0, 0), c->seg_buf,
-	                               ATM_PW_CELL_SIZE);
+	uint32_t hdr = atm_hdr_make(vc->cfg.vpi, vc->cfg.vci, 0, 0);
+	uint8_t *dst;
+	if (vc->cfg.pcr == 0 && (dst = frame_room(c, aal5_cells_for(sdu_len))) != NULL) {
+		/* The whole PDU fits in the frame being filled: segment straight into it,
+		 * not through seg_buf and a second copy. */
+		unsigned n = aal5_segment(prefix, prefix_len, sdu, len, hdr, dst, ATM_PW_CELL_SIZE);
+		frame_commit(c, n);
+		vc_cells_out(vc, n);
+		CTR_ADD(vc->ctr.pdus_out, 1);
+		CTR_ADD(vc->ctr.octets_out, sdu_len);
+		return;
+	}
+	unsigned ncells =
+	    aal5_segment(prefix, prefix_len, sdu, len, hdr, c->seg_buf, ATM_PW_CELL_SIZE);
 	if (vc->cfg.pcr == 0) {
 		unsigned sent = cells_append(c, c->seg_buf, ncells);
 		vc_cells_out(vc, sent);
@@ -133,7 +168,8 @@ void cellpw_vc_send(struct cellpw_queue *c, uint16_t vc_id, const uint8_t *prefi
 			return;
 		}
 		for (unsigned i = 0; i < ncells; i++) {
-			uint32_t slot = (vc->shape_head + vc->shape_count + i) % vc->cfg.queue_cells;
+			uint32_t slot =
+			    (vc->shape_head + vc->shape_count + i) % vc->cfg.queue_cells;
 			memcpy(vc->shape_q + (size_t)slot * ATM_PW_CELL_SIZE,
 			       c->seg_buf + (size_t)i * ATM_PW_CELL_SIZE, ATM_PW_CELL_SIZE);
 		}

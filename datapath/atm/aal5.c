@@ -46,6 +46,46 @@ static unsigned cell_header(uint8_t *h, uint32_t w, size_t cell_size)
 	return 4;
 }
 
+/*
+ * A PDU of a few cells -- the common case for routed traffic, 2 cells for a
+ * minimum-size IPv4 packet -- is gathered whole, so the CRC runs in one pass:
+ * per call, a CRC (ISA-L's folding above all) costs more in setup than in the
+ * handful of octets of a prefix, pad or trailer piece.
+ */
+#define AAL5_GATHER_CELLS 4
+
+static unsigned segment_small(const uint8_t *prefix, size_t prefix_len, const uint8_t *sdu,
+                              size_t sdu_len, unsigned ncells, const uint8_t *hdr_mid,
+                              const uint8_t *hdr_last, unsigned hlen, uint8_t *out,
+                              size_t cell_size)
+{
+	uint8_t pdu[AAL5_GATHER_CELLS * ATM_CELL_PAYLOAD];
+	size_t total = prefix_len + sdu_len, n = (size_t)ncells * ATM_CELL_PAYLOAD;
+
+	if (prefix_len)
+		memcpy(pdu, prefix, prefix_len);
+	if (sdu_len)
+		memcpy(pdu + prefix_len, sdu, sdu_len);
+	memset(pdu + total, 0, n - total - 2); /* pad, UU, CPI */
+	wire_put16(pdu + n - 6, (uint16_t)total);
+	uint32_t crc = aal5_crc32(pdu, n - 4);
+	/* Headers with fixed-size copies (inlined; hlen would make them calls). */
+	for (unsigned c = 0; c + 1 < ncells; c++, out += cell_size) {
+		memcpy(out, hdr_mid, ATM_HDR_SIZE);
+		if (hlen > ATM_HDR_SIZE)
+			out[ATM_HDR_SIZE] = hdr_mid[ATM_HDR_SIZE]; /* HEC */
+		memcpy(out + hlen, pdu + (size_t)c * ATM_CELL_PAYLOAD, ATM_CELL_PAYLOAD);
+	}
+	/* The CRC goes straight into the last cell: reading it back from pdu[] just after
+	 * storing it there would stall the copy on store forwarding. */
+	memcpy(out, hdr_last, ATM_HDR_SIZE);
+	if (hlen > ATM_HDR_SIZE)
+		out[ATM_HDR_SIZE] = hdr_last[ATM_HDR_SIZE];
+	memcpy(out + hlen, pdu + n - ATM_CELL_PAYLOAD, ATM_CELL_PAYLOAD - 4);
+	wire_put32(out + hlen + ATM_CELL_PAYLOAD - 4, crc);
+	return ncells;
+}
+
 unsigned aal5_segment(const uint8_t *prefix, size_t prefix_len, const uint8_t *sdu, size_t sdu_len,
                       uint32_t hdr_word, uint8_t *out, size_t cell_size)
 {
@@ -67,18 +107,22 @@ unsigned aal5_segment(const uint8_t *prefix, size_t prefix_len, const uint8_t *s
 	uint8_t *trailer = tail + pad;
 	wire_put16(trailer + 2, (uint16_t)total);
 
+	/* I.363.5 §9.1: AUU = 1 marks the last cell of the PDU, 0 every other one. */
+	uint8_t hdr_mid[5], hdr_last[5];
+	uint32_t auu = (uint32_t)ATM_PTI_AUU << 1;
+	unsigned hlen = cell_header(hdr_mid, hdr_word & ~auu, cell_size);
+	cell_header(hdr_last, hdr_word | auu, cell_size);
+
+	if (ncells <= AAL5_GATHER_CELLS)
+		return segment_small(prefix, prefix_len, sdu, sdu_len, ncells, hdr_mid, hdr_last,
+		                     hlen, out, cell_size);
+
 	/* The CRC runs over SDU, pad, UU, CPI and Length: the SDU in one contiguous call. */
 	uint32_t crc = AAL5_CRC32_INIT;
 	crc = aal5_crc32_update(crc, prefix, prefix_len);
 	crc = aal5_crc32_update(crc, sdu, sdu_len);
 	crc = aal5_crc32_update(crc, tail, pad + 4);
 	wire_put32(trailer + 4, aal5_crc32_final(crc));
-
-	/* I.363.5 §9.1: AUU = 1 marks the last cell of the PDU, 0 every other one. */
-	uint8_t hdr_mid[5], hdr_last[5];
-	uint32_t auu = (uint32_t)ATM_PTI_AUU << 1;
-	unsigned hlen = cell_header(hdr_mid, hdr_word & ~auu, cell_size);
-	cell_header(hdr_last, hdr_word | auu, cell_size);
 
 	struct pdu_pieces s = {
 	    {prefix, sdu, tail}, {prefix_len, sdu_len, pad + AAL5_TRAILER_SIZE}, 0, 0};

@@ -61,7 +61,17 @@ static unsigned fake_tx_burst(struct port_queue *q, struct pkt *const *pkts, uns
 
 	for (; sent < n && q->tx_room > 0; sent++) {
 		unsigned slot = q->tx_n % FAKE_FRAMES;
-		memcpy(q->tx_frame[slot], pkts[sent]->data, pkts[sent]->len);
+		uint32_t len = pkts[sent]->len;
+
+		q->tx_octets += len;
+		if (q->tx_discard) {
+			q->tx_n++;
+			q->tx_total++;
+			continue;
+		}
+		/* A frame larger than a slot is captured cut short; tx_len keeps its length. */
+		memcpy(q->tx_frame[slot], pkts[sent]->data,
+		       len < FAKE_FRAME_SZ ? len : FAKE_FRAME_SZ);
 		q->tx_len[slot] = pkts[sent]->len;
 		q->tx_meta[slot] = *pkts[sent];
 		q->tx_meta[slot].data = NULL;
@@ -131,7 +141,12 @@ void port_fake_fini(struct port *p)
 
 void port_fake_rx_add(struct port *p, const uint8_t *frame, uint32_t len, uint8_t l2_class)
 {
-	struct port_queue *q = p->queues[0];
+	port_fake_queue_rx_add(p->queues[0], frame, len, l2_class);
+}
+
+void port_fake_queue_rx_add(struct port_queue *q, const uint8_t *frame, uint32_t len,
+                            uint8_t l2_class)
+{
 	unsigned i = q->rx_n % FAKE_FRAMES;
 
 	memcpy(q->rx_frame[i], frame, len);
@@ -141,4 +156,12 @@ void port_fake_rx_add(struct port *p, const uint8_t *frame, uint32_t len, uint8_
 	q->rx_partial[i] = 0;
 	memset(&q->rx_off[i], 0, sizeof(q->rx_off[i]));
 	q->rx_n++;
+}
+
+const uint8_t *port_fake_tx_frame(const struct port_queue *q, unsigned i, uint32_t *len)
+{
+	if (i >= q->tx_n || q->tx_n - i > FAKE_FRAMES || q->tx_discard)
+		return NULL;
+	*len = q->tx_len[i % FAKE_FRAMES];
+	return q->tx_frame[i % FAKE_FRAMES];
 }

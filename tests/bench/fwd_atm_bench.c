@@ -1,0 +1,281 @@
+/*
+ * Forwarding cost of the worker towards ATM, next to Ethernet, in one run:
+ * 64-byte IPv4 frames replayed from memory into a fake Ethernet port, routed
+ * over a full-size FIB either to another fake Ethernet port (Eth->Eth) or to a
+ * point-to-point ATM subinterface over a cellpw port whose carrier is in
+ * memory (Eth->ATM: RFC 2684 LLC/SNAP, AAL5 with CRC-32, 2 cells a packet
+ * packed into RFC 4717 N:1 frames).
+ *
+ * Each direction runs twice: with the egress fake counting frames without
+ * copying them (a TX ring filled in place: the figure is cellgate's own work)
+ * and with it copying every frame into its capture slots (fwd_core_bench's
+ * Ethernet setup). Ratios are printed like for like, and for the cheap
+ * carrier against the copying Ethernet egress.
+ *
+ *   fwd_atm_bench [CPU] [SECONDS] [ROUTES] [MAX_CELLS] [PHASES]
+ *
+ * PHASES: any of eth,eth-copy,atm,atm-copy (comma-separated; default all),
+ * e.g. one of them alone for profiling.
+ */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "daemon/rib.h"
+#include "datapath/atm/aal5_crc.h"
+#include "datapath/csum.h"
+#include "datapath/ip4.h"
+#include "datapath/port_cellpw.h"
+#include "tests/unit/port_fake.h"
+
+#define IP(a, b, c, d) ((uint32_t)(a) << 24 | (b) << 16 | (c) << 8 | (d))
+
+enum { P_IN, P_ETH, P_ATM, P_SUB, NPORTS };
+
+#define ETH_BASE IP(11, 0, 0, 0) /* routes towards Ethernet: ETH_BASE + i * 256, /24 */
+#define ATM_BASE IP(64, 0, 0, 0) /* routes towards the ATM subinterface */
+
+static struct dataplane dp;
+static struct cellpw_settings pw;
+static struct atmsub_settings sub;
+
+static double now_s(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static uint64_t seed(void *arg, uint16_t port, uint32_t ip)
+{
+	static const uint8_t gw[6] = {2, 0xbb, 0, 0, 0, 2};
+	uint8_t vc[6];
+
+	if (port != P_SUB)
+		return nh_l2_pack(gw, NEIGH_REACHABLE);
+	vc_mac_make(0, vc); /* what InATMARP or the static map would resolve to */
+	return nh_l2_pack(vc, NEIGH_REACHABLE);
+}
+
+/* 512 flows spread over the routes from `base`, replayed forever on the input port. */
+static void load_frames(uint32_t base, unsigned nroutes)
+{
+	struct port_queue *q = dp.ports[P_IN].queues[0];
+	uint8_t f[64];
+
+	q->rx_n = q->rx_pos = 0;
+	q->replay = false;
+	for (unsigned i = 0; i < FAKE_FRAMES; i++) {
+		memset(f, 0, sizeof(f));
+		memcpy(f, dp.ports[P_IN].mac, 6);
+		f[6] = 2;
+		wr16(f + 12, ETHERTYPE_IPV4);
+		uint8_t *ip = f + 14;
+		ip[0] = 0x45;
+		wr16(ip + 2, 46);
+		ip[8] = 64;
+		ip[9] = 17;
+		wr32(ip + 12, IP(10, 0, 1, 2));
+		wr32(ip + 16, base + ((uint32_t)rand() % nroutes) * 256 + 1);
+		wr16(ip + 10, csum_compute(ip, 20));
+		wr16(ip + 20, (uint16_t)(1024 + i));
+		wr16(ip + 22, 9);
+		wr16(ip + 24, 26);
+		port_fake_rx_add(&dp.ports[P_IN], f, 60, PKT_L2_HOST);
+	}
+	q->replay = true;
+}
+
+static int atm_setup(unsigned max_cells)
+{
+	struct port *atm = &dp.ports[P_ATM], *s = &dp.ports[P_SUB];
+	int err;
+
+	dp.vcs = calloc(VC_MAX, sizeof(*dp.vcs));
+	if (!dp.vcs)
+		return -1;
+	dp.nvcs = 1;
+	dp.vcs[0].cfg = (struct atm_vc_cfg){.atm_port = P_ATM,
+	                                    .subif = P_SUB,
+	                                    .vpi = 0,
+	                                    .vci = 100,
+	                                    .encap = VC_ENCAP_LLC_SNAP,
+	                                    .mtu = 1500,
+	                                    .reasm_timeout_ms = 1000};
+	pw = (struct cellpw_settings){.carrier = "fakecar",
+	                              .carrier_mtu = 9200,
+	                              .carrier_mac = {2, 0, 0, 0, 0xc0, 1},
+	                              .max_cells = max_cells,
+	                              .carrier_ops = &port_fake_ops,
+	                              .vcs = dp.vcs,
+	                              .nvcs = 1};
+	pw.encap = (struct pw_encap){.dst = {2, 0, 0, 0, 0xfe, 1},
+	                             .src = {2, 0, 0, 0, 0xc0, 1},
+	                             .label = 0x1234,
+	                             .control_word = true};
+	*atm = (struct port){
+	    .name = "atm0", .id = P_ATM, .mtu = 9180, .ops = &port_cellpw_ops, .drv = &pw};
+	if ((err = atm->ops->queue_open(atm, 0, 1, &atm->queues[0])) != 0)
+		return err;
+	atm->nqueues = 1;
+	sub = (struct atmsub_settings){.atm_port = atm, .tun_fd = -1, .p2p = true, .p2p_vc = 0};
+	*s = (struct port){.name = "atm0.1",
+	                   .id = P_SUB,
+	                   .mtu = 1500,
+	                   .ip4_addr = IP(10, 0, 3, 1),
+	                   .ops = &port_atmsub_ops,
+	                   .drv = &sub};
+	if ((err = s->ops->queue_open(s, 0, 1, &s->queues[0])) != 0)
+		return err;
+	s->nqueues = 1;
+	return 0;
+}
+
+struct result {
+	double secs, cpu_secs;
+	uint64_t rx, fwd, drops, vc_discards;
+	uint64_t cells, frames;
+};
+
+static void run(uint32_t base, unsigned nroutes, double secs, struct port_queue *egress, bool copy,
+                struct result *r)
+{
+	static struct stats_snapshot s0, s1;
+
+	egress->tx_discard = !copy;
+	load_frames(base, nroutes);
+	for (int i = 0; i < 10000; i++) /* warm up: caches, FIB lines, branch history */
+		dp_worker_poll(&dp, 0);
+	dp_stats_take(&dp, &s0);
+	double t0 = now_s(CLOCK_MONOTONIC), c0 = now_s(CLOCK_THREAD_CPUTIME_ID), t1;
+	do {
+		for (int i = 0; i < 1000; i++)
+			dp_worker_poll(&dp, 0);
+		t1 = now_s(CLOCK_MONOTONIC);
+	} while (t1 - t0 < secs);
+	r->cpu_secs = now_s(CLOCK_THREAD_CPUTIME_ID) - c0;
+	dp_stats_take(&dp, &s1);
+	r->secs = t1 - t0;
+	r->rx = s1.port[P_IN].c.rx_packets - s0.port[P_IN].c.rx_packets;
+	r->fwd = s1.port[P_IN].c.forwarded - s0.port[P_IN].c.forwarded;
+	r->drops = s1.port[P_IN].drops_total - s0.port[P_IN].drops_total;
+	r->vc_discards = s1.vc[0].discards_total - s0.vc[0].discards_total;
+	r->cells = s1.atm[P_ATM].cells_out - s0.atm[P_ATM].cells_out;
+	r->frames = s1.atm[P_ATM].frames_out - s0.atm[P_ATM].frames_out;
+}
+
+static void report(const char *name, const char *how, const struct result *r)
+{
+	printf("%s, %s: %.2f Mpps, %.1f ns per packet\n", name, how, r->fwd / r->secs / 1e6,
+	       r->secs * 1e9 / (double)r->fwd);
+	printf("  received %lu, forwarded %lu, dropped %lu in %.2f s, CPU %.0f %% of the core\n",
+	       r->rx, r->fwd, r->drops + r->vc_discards, r->secs, 100 * r->cpu_secs / r->secs);
+}
+
+static void ratio(const char *how, const struct result *atm, const struct result *eth)
+{
+	if (atm->fwd && eth->fwd)
+		printf("ratio Eth->ATM / Eth->Eth, %s: %.2f\n", how,
+		       (atm->fwd / atm->secs) / (eth->fwd / eth->secs));
+}
+
+/* Whether `name` is one of the comma-separated phases in `list`. */
+static bool phase(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = list; p; p = strchr(p, ',')) {
+		p += *p == ',';
+		if (!strncmp(p, name, n) && (p[n] == ',' || p[n] == 0))
+			return true;
+	}
+	return false;
+}
+
+int main(int argc, char **argv)
+{
+	int cpu = argc > 1 ? atoi(argv[1]) : 0;
+	double secs = argc > 2 ? atof(argv[2]) : 3.0;
+	unsigned nroutes = argc > 3 ? (unsigned)atoi(argv[3]) : 500000;
+	unsigned max_cells = argc > 4 ? (unsigned)atoi(argv[4]) : 28;
+	const char *phases = argc > 5 ? argv[5] : "eth,atm,eth-copy,atm-copy";
+	struct rib_path gw_eth = {.gw = IP(10, 0, 2, 2), .port = P_ETH, .weight = 1};
+	struct rib_path gw_atm = {.gw = IP(10, 0, 3, 2), .port = P_SUB, .weight = 1};
+	struct rib_path p_eth = {.port = P_ETH, .weight = 1}, p_sub = {.port = P_SUB, .weight = 1};
+	struct result eth = {0}, atm = {0}, eth_copy = {0}, atm_copy = {0};
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set) != 0)
+		perror("sched_setaffinity");
+	if (dp_init(&dp, 0) != 0)
+		return 1;
+	dp.nports = NPORTS;
+	port_fake_init(&dp.ports[P_IN], P_IN, "eth0", 1);
+	port_fake_init(&dp.ports[P_ETH], P_ETH, "eth1", 1);
+	dp.ports[P_IN].ip4_addr = IP(10, 0, 1, 1);
+	if (atm_setup(max_cells) != 0) {
+		fprintf(stderr, "fwd_atm_bench: cannot open the ATM port\n");
+		return 1;
+	}
+	dp.params = (struct dp_params){.icmp_rate = 100, .icmp_burst = 50, .hold_timeout_ms = 4000};
+	struct rib *rib = rib_new(&dp, seed, NULL);
+	rib_route_set(rib, IP(10, 0, 2, 0), 24, RIB_SRC_CONNECTED, NH_GLEAN, &p_eth, 1);
+	rib_route_set(rib, IP(10, 0, 3, 0), 30, RIB_SRC_CONNECTED, NH_GLEAN, &p_sub, 1);
+	for (unsigned i = 0; i < nroutes; i++) {
+		rib_route_set(rib, ETH_BASE + i * 256, 24, RIB_SRC_STATIC, NH_GATEWAY, &gw_eth, 1);
+		rib_route_set(rib, ATM_BASE + i * 256, 24, RIB_SRC_STATIC, NH_GATEWAY, &gw_atm, 1);
+	}
+	dp_workers_create(&dp, NULL, 1);
+
+	printf("worker core benchmark, Ethernet and ATM egress: cpu %d, 2 x %u routes (/24), "
+	       "64-byte frames, burst %d\n",
+	       cpu, nroutes, BURST_MAX);
+	printf("ATM: p2p VC 0/100 LLC/SNAP, %u cells per frame, control word, CRC-32 %s\n",
+	       max_cells, aal5_crc32_impl());
+	struct port_queue *eth_q = dp.ports[P_ETH].queues[0];
+	struct port_queue *car_q = cellpw_queue_of(&dp.ports[P_ATM])->carrier;
+	if (phase(phases, "eth")) {
+		run(ETH_BASE, nroutes, secs, eth_q, false, &eth);
+		report("Eth->Eth", "egress counts only", &eth);
+	}
+	if (phase(phases, "atm")) {
+		run(ATM_BASE, nroutes, secs, car_q, false, &atm);
+		report("Eth->ATM", "carrier counts only", &atm);
+		printf("  carrier: %.2f M cells/s, %.2f M frames/s (%.2f cells per packet)\n",
+		       atm.cells / atm.secs / 1e6, atm.frames / atm.secs / 1e6,
+		       atm.fwd ? (double)atm.cells / (double)atm.fwd : 0);
+	}
+	if (phase(phases, "eth-copy")) {
+		run(ETH_BASE, nroutes, secs, eth_q, true, &eth_copy);
+		report("Eth->Eth", "egress copies frames", &eth_copy);
+	}
+	if (phase(phases, "atm-copy")) {
+		run(ATM_BASE, nroutes, secs, car_q, true, &atm_copy);
+		report("Eth->ATM", "carrier copies frames", &atm_copy);
+	}
+	printf("(target: Eth->ATM >= 0.80 x Eth->Eth)\n");
+	ratio("both egresses count only (cellgate alone)", &atm, &eth);
+	ratio("both egresses copy frames", &atm_copy, &eth_copy);
+	ratio("carrier counts, Ethernet egress copies", &atm, &eth_copy);
+
+	/* Every frame forwarded, two cells each, none lost on the way. */
+	int ok = eth.fwd == eth.rx && atm.fwd == atm.rx && eth_copy.fwd == eth_copy.rx &&
+	         atm_copy.fwd == atm_copy.rx && !atm.vc_discards && !atm_copy.vc_discards &&
+	         atm.cells == 2 * atm.fwd && atm_copy.cells == 2 * atm_copy.fwd;
+	dp_workers_stop(&dp);
+	rib_free(rib);
+	dp.ports[P_SUB].ops->queue_close(dp.ports[P_SUB].queues[0]);
+	dp.ports[P_ATM].ops->queue_close(dp.ports[P_ATM].queues[0]);
+	port_fake_fini(&dp.ports[P_IN]);
+	port_fake_fini(&dp.ports[P_ETH]);
+	free(dp.vcs);
+	dp_fini(&dp);
+	return ok ? 0 : 1;
+}
