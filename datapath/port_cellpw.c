@@ -209,7 +209,9 @@ bool cellpw_host_tx(struct port *atm_port, uint16_t vc, const uint8_t *ip, size_
 	struct cellpw_queue *c = cellpw_queue_of(atm_port);
 	struct host_ring *r;
 
-	if (!c || len > HOST_RING_BUF)
+	/* Only a VC of this port, and only what a slot holds. */
+	if (!c || len == 0 || len > HOST_RING_BUF || vc >= VC_MAX ||
+	    c->set->vcs[vc].cfg.atm_port != atm_port->id || c->set->vcs[vc].rx_buf == NULL)
 		return false;
 	r = c->host;
 	uint32_t head = r->head, tail = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
