@@ -69,9 +69,9 @@ def atm_port(carrier, peer_mac, side, oam=None, capture=None, extra_pvc=None):
     """The atm0 port of r (side 1) or a1 (side 2)."""
     oam = oam or {}
     p100 = _pvc(0, 100, oam=oam) if oam else _pvc(0, 100)
-    if capture:
-        p100["capture-file"] = capture
     p200 = _pvc(0, 200, inatmarp={"enabled": True, "interval": 1000})
+    if capture:  # on the multipoint VC: the bulk TCP tests use 0/100
+        p200["capture-file"] = capture
     p300 = _pvc(0, 300, shaping={"service-category": "cbr", "pcr": CBR_PCR,
                                  "queue-limit": 512})
     for p in (p100, p200, p300):

@@ -200,17 +200,17 @@ while time.time() < end:
 
 
 def test_capture_file_decodes_to_ip(topo, routers, capture_path):
-    assert wait_ping(topo, "h1", "10.0.4.2")
-    got, p = ping(topo, "h1", "10.0.4.2", count=3)
+    """VC 0/200 captures its SDUs: tshark decodes them down to IP (and ARP)."""
+    assert wait_ping(topo, "h1", "10.44.0.1")
+    got, p = ping(topo, "h1", "10.44.0.1", count=3)
     assert got == 3, p.stdout
-    r, a1 = routers
     time.sleep(0.5)  # the worker flushes its capture buffer every 100 ms
     p = subprocess.run(["tshark", "-r", capture_path, "-T", "fields", "-e", "atm.vpi",
                         "-e", "atm.vci", "-e", "ip.src", "-e", "ip.dst"],
                        capture_output=True, text=True, timeout=60)
     lines = [ln.split("\t") for ln in p.stdout.splitlines()]
-    assert ["0", "100", "10.0.1.2", "10.0.4.2"] in lines, p.stdout[-2000:] + p.stderr
-    assert ["0", "100", "10.0.4.2", "10.0.1.2"] in lines, p.stdout[-2000:]
+    assert ["0", "200", "10.0.1.2", "10.44.0.1"] in lines, p.stdout[-2000:] + p.stderr
+    assert ["0", "200", "10.44.0.1", "10.0.1.2"] in lines, p.stdout[-2000:]
 
 
 def test_tshark_checks_oam_crc10(topo, routers, tmp_path):
