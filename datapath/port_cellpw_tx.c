@@ -126,6 +126,21 @@ static void vc_cells_out(struct atm_vc *vc, unsigned n)
 	CTR_ADD(vc->ctr.clp0_cells_out, n);
 }
 
+/* One PDU accepted for transmission: counted, and captured when asked. */
+static void vc_pdu_out(struct atm_vc *vc, const uint8_t *prefix, size_t prefix_len,
+                       const uint8_t *sdu, size_t len)
+{
+	CTR_ADD(vc->ctr.pdus_out, 1);
+	CTR_ADD(vc->ctr.octets_out, prefix_len + len);
+	if (vc->cap) {
+		/* The capture wants the SDU in one piece, RFC 2684 header included. */
+		if (prefix_len)
+			memcpy(vc->cap_buf, prefix, prefix_len);
+		memcpy(vc->cap_buf + prefix_len, sdu, len);
+		cellpw_capture(vc, true, vc->cap_buf, prefix_len + len);
+	}
+}
+
 void cellpw_vc_send(struct cellpw_queue *c, uint16_t vc_id, const uint8_t *prefix,
                     size_t prefix_len, const uint8_t *sdu, size_t len)
 {
@@ -148,8 +163,7 @@ void cellpw_vc_send(struct cellpw_queue *c, uint16_t vc_id, const uint8_t *prefi
 		unsigned n = aal5_segment(prefix, prefix_len, sdu, len, hdr, dst, ATM_PW_CELL_SIZE);
 		frame_commit(c, n);
 		vc_cells_out(vc, n);
-		CTR_ADD(vc->ctr.pdus_out, 1);
-		CTR_ADD(vc->ctr.octets_out, sdu_len);
+		vc_pdu_out(vc, prefix, prefix_len, sdu, len);
 		return;
 	}
 	unsigned ncells =
@@ -175,15 +189,7 @@ void cellpw_vc_send(struct cellpw_queue *c, uint16_t vc_id, const uint8_t *prefi
 		}
 		vc->shape_count += ncells;
 	}
-	CTR_ADD(vc->ctr.pdus_out, 1);
-	CTR_ADD(vc->ctr.octets_out, sdu_len);
-	if (vc->cap) {
-		/* The capture wants the SDU in one piece, RFC 2684 header included. */
-		if (prefix_len)
-			memcpy(vc->cap_buf, prefix, prefix_len);
-		memcpy(vc->cap_buf + prefix_len, sdu, len);
-		cellpw_capture(vc, true, vc->cap_buf, sdu_len);
-	}
+	vc_pdu_out(vc, prefix, prefix_len, sdu, len);
 }
 
 void cellpw_oam_send(struct cellpw_queue *c, uint16_t vc_id, const uint8_t payload[48], bool e2e)

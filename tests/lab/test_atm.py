@@ -209,8 +209,10 @@ def test_capture_file_decodes_to_ip(topo, routers, capture_path):
                         "-e", "atm.vci", "-e", "ip.src", "-e", "ip.dst"],
                        capture_output=True, text=True, timeout=60)
     lines = [ln.split("\t") for ln in p.stdout.splitlines()]
-    assert ["0", "200", "10.0.1.2", "10.44.0.1"] in lines, p.stdout[-2000:] + p.stderr
-    assert ["0", "200", "10.44.0.1", "10.0.1.2"] in lines, p.stdout[-2000:]
+    # The replies come back over 0/100 (a1 routes 10.0.1.0/24 there): here we
+    # see the requests r sent, each decoded from LLC/SNAP down to IP.
+    reqs = [ln for ln in lines if ln == ["0", "200", "10.0.1.2", "10.44.0.1"]]
+    assert len(reqs) >= 3, p.stdout[-2000:] + p.stderr
 
 
 def test_tshark_checks_oam_crc10(topo, routers, tmp_path):
