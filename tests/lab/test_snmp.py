@@ -28,7 +28,8 @@ from test_atm import capture_path, ping, topo, wait_ping  # noqa: F401 (fixtures
 PING_INTERVAL = 2  # seconds: the subagent's AgentX ping and reconnect period
 SNMPD_PORT = 1161
 TRAPD_PORT = 1162
-COMMUNITY = "public"
+COMMUNITY = "cellgate-ro"  # etc/cellgate-snmpd.conf
+TRAP_COMMUNITY = "cellgate-traps"
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
 ATM_MIB = ".1.3.6.1.2.1.37.1"
@@ -73,17 +74,22 @@ class Snmp:
         self.socket = os.path.join(self.dir, "agentx.sock")
         self.snmpd = self.trapd = None
         self.env = dict(os.environ, MIBS="", SNMP_PERSISTENT_DIR=self.dir + "/persist")
+        # The shipped snippet, pointed at this lab: private socket, loopback
+        # manager and trap sink, a port of our own; plus a write community,
+        # so that refusing writes is the subagent's doing, not snmpd's.
+        with open(os.path.join(ROOT, "etc", "cellgate-snmpd.conf")) as f:
+            conf = f.read()
+        for old, new in (("/var/agentx/master", self.socket),
+                         ("192.0.2.0/24", "127.0.0.1"),
+                         ("trap2sink 192.0.2.10", "trap2sink 127.0.0.1:%d" % TRAPD_PORT)):
+            assert old in conf, "etc/cellgate-snmpd.conf has no %r" % old
+            conf = conf.replace(old, new)
+        conf += ("agentaddress udp:127.0.0.1:%d\n"
+                 "rwcommunity private 127.0.0.1\n" % SNMPD_PORT)
         with open(os.path.join(self.dir, "snmpd.conf"), "w") as f:
-            f.write("master agentx\n"
-                    "agentXSocket %s\n"
-                    "agentXPerms 0660 0770\n"
-                    "agentaddress udp:127.0.0.1:%d\n"
-                    "rocommunity %s 127.0.0.1\n"
-                    "rwcommunity private 127.0.0.1\n"
-                    "trap2sink 127.0.0.1:%d %s\n" %
-                    (self.socket, SNMPD_PORT, COMMUNITY, TRAPD_PORT, COMMUNITY))
+            f.write(conf)
         with open(os.path.join(self.dir, "snmptrapd.conf"), "w") as f:
-            f.write("authCommunity log %s\n" % COMMUNITY)
+            f.write("authCommunity log %s\n" % TRAP_COMMUNITY)
         self.trap_log = os.path.join(self.dir, "snmptrapd.log")
 
     def start_snmpd(self):
@@ -411,3 +417,20 @@ def test_read_only_and_bad_requests(routers, snmp, ifindex):
                                    CG + ".1.1"], check=False)
     assert p.returncode == 0, p.stdout + p.stderr
     assert r.alive() and snmp.answers()
+
+
+def test_v3_authpriv_user_of_the_snippet(routers, snmp, ifindex):
+    """etc/cellgate-snmpd.conf's SNMPv3 user reads cellgated's tables with
+    authPriv (SHA-256, AES); a wrong privacy secret gets nothing."""
+    def get(priv):
+        return snmp.topo.exec("r", ["snmpget", "-v3", "-u", "nms", "-l", "authPriv",
+                                    "-a", "SHA-256", "-A", "change-this-auth-secret",
+                                    "-x", "AES", "-X", priv, "-On", "-t", "1", "-r", "0",
+                                    "127.0.0.1:%d" % SNMPD_PORT,
+                                    CG_PORT + ".2.%d" % ifindex("atm0"),
+                                    ATM_VCL + ".8" + vc_idx(ifindex, 100)], timeout=30)
+    p = get("change-this-priv-secret")
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert 'STRING: "atm0"' in p.stdout and "INTEGER: 3" in p.stdout, p.stdout
+    p = get("not-the-priv-secret")
+    assert p.returncode != 0 and "atm0" not in p.stdout, p.stdout
