@@ -30,6 +30,7 @@
 
 #define AGENT_NAME     "cellgated"
 #define AGENT_FDS_MAX  16
+#define AGENT_REGS_MAX 16   /* handler registrations: one per table, snmp_ntables of them */
 #define REFRESH_MAX_MS 1000 /* a request never sees a snapshot older than this */
 
 struct snmp_agent {
@@ -41,7 +42,7 @@ struct snmp_agent {
 	struct event *fd_ev[AGENT_FDS_MAX];
 	int fds[AGENT_FDS_MAX];
 	unsigned nfds;
-	netsnmp_handler_registration *reg[16];
+	netsnmp_handler_registration *reg[AGENT_REGS_MAX];
 	unsigned nreg;
 	/* The request the model was refreshed for. */
 	const void *last_asp;
@@ -200,6 +201,10 @@ static int agent_register(struct snmp_agent *ag, const struct mib_table *t)
 	netsnmp_handler_registration *reg;
 	oid o[MIB_OID_MAX];
 
+	if (ag->nreg == AGENT_REGS_MAX) {
+		log_warnx("snmp: %s: more than %d tables to register", t->name, AGENT_REGS_MAX);
+		return -ENOSPC;
+	}
 	for (unsigned i = 0; i < t->oid_len; i++)
 		o[i] = t->oid[i];
 	reg = netsnmp_create_handler_registration(t->name, agent_handler, o, t->oid_len,
