@@ -332,6 +332,11 @@ def test_counters_move_exactly_with_pings(topo, routers, snmp, ifindex,  # noqa:
     after = _vc(snmp, ifindex, 100, cols)
     d = {k: after[k] - before[k] for k in before}
     sdu, cells = sdu_len(size), cells_of(sdu_len(size))
+    print("%d pings of %d data bytes over VC 0/100: SDU %d octets = %d cells each way; "
+          "deltas: pdus out/in %d/%d, octets out/in %d/%d, cells out/in %d/%d "
+          "(OAM cells out/in %d/%d)" %
+          (count, size, sdu, cells, d[VC_PDUS_OUT], d[VC_PDUS_IN], d[VC_OCTETS_OUT],
+           d[VC_OCTETS_IN], d[VC_CELLS_OUT], d[VC_CELLS_IN], d[VC_OAM_OUT], d[VC_OAM_IN]))
     assert d[VC_PDUS_OUT] == count and d[VC_PDUS_IN] == count, d
     assert d[VC_OCTETS_OUT] == count * sdu and d[VC_OCTETS_IN] == count * sdu, d
     assert d[VC_CELLS_OUT] - d[VC_OAM_OUT] == count * cells, d
