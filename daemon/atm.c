@@ -39,6 +39,8 @@ struct atm_ctl {
 	uint32_t last_rtt_us[VC_MAX];
 	uint64_t pings_lost[VC_MAX];
 	uint64_t now_ms;
+	atm_vc_state_fn vc_state_fn; /* SNMP notifications */
+	void *vc_state_arg;
 };
 
 static void atm_capture_close(struct atm_ctl *a, unsigned v);
@@ -418,6 +420,8 @@ static void atm_event(struct atm_ctl *a, const struct dp_event *ev, uint64_t now
 		else
 			log_info("%s: oper up: %u OAM loopbacks answered", name,
 			         a->cfg->pvcs[ev->vc].oam_up_count);
+		if (a->vc_state_fn)
+			a->vc_state_fn(a->vc_state_arg, ev->vc, (uint8_t)ev->val);
 		break;
 	case DP_EV_INATMARP:
 		if (a->learned[ev->vc] != ev->ip)
@@ -463,6 +467,29 @@ int atm_vc_ping(struct atm_ctl *a, unsigned vc)
 	return 0;
 }
 
+/* The TUN readers' drops, counted here, join the datapath's on the ATM port. */
+void atm_stats_fixup(const struct atm_ctl *a, struct stats_snapshot *s)
+{
+	for (unsigned i = 0; i < a->cfg->nsubifs; i++)
+		if (s->is_atm[a->cfg->subifs[i].port])
+			s->atm[a->cfg->subifs[i].port].host_tx_drops += a->sub[i].host_tx_drops;
+}
+
+bool atm_vc_learned(const struct atm_ctl *a, unsigned vc, uint32_t *ip, uint64_t *age_ms)
+{
+	if (vc >= a->cfg->npvcs || !a->learned[vc])
+		return false;
+	*ip = a->learned[vc];
+	*age_ms = mono_ms() - a->learned_ms[vc];
+	return true;
+}
+
+void atm_set_vc_state_hook(struct atm_ctl *a, atm_vc_state_fn fn, void *arg)
+{
+	a->vc_state_fn = fn;
+	a->vc_state_arg = arg;
+}
+
 void atm_stats_json(const struct atm_ctl *a, const struct stats_snapshot *s, FILE *out)
 {
 	char b[INET_ADDRSTRLEN];
@@ -497,13 +524,9 @@ void atm_stats_json(const struct atm_ctl *a, const struct stats_snapshot *s, FIL
 	bool first = true;
 	for (unsigned p = 0; p < a->dp->nports; p++) {
 		const struct atm_port_counters *c = &s->atm[p];
-		uint64_t tun_drops = 0;
 
 		if (!s->is_atm[p])
 			continue;
-		for (unsigned i = 0; i < a->cfg->nsubifs; i++)
-			if (a->cfg->subifs[i].port == p)
-				tun_drops += a->sub[i].host_tx_drops;
 		fprintf(out,
 		        "%s{\"name\":\"%s\",\"carrier\":\"%s\",\"frames-in\":%lu,\"octets-in\":%lu,"
 		        "\"frames-out\":%lu,\"octets-out\":%lu,\"cells-in\":%lu,\"cells-out\":%lu,"
@@ -515,7 +538,7 @@ void atm_stats_json(const struct atm_ctl *a, const struct stats_snapshot *s, FIL
 		        c->frames_in, c->octets_in, c->frames_out, c->octets_out, c->cells_in,
 		        c->cells_out, c->non_pw_frames, c->pw_bad_label, c->pw_malformed,
 		        c->seq_errors, c->unknown_vc_cells, c->tx_full, c->host_tx,
-		        c->host_tx_drops + tun_drops, c->no_vc, c->punted, c->punt_errors,
+		        c->host_tx_drops, c->no_vc, c->punted, c->punt_errors,
 		        c->events_lost);
 		first = false;
 	}

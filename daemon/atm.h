@@ -43,6 +43,19 @@ void atm_poll_events(struct atm_ctl *a, uint64_t now_ms);
 /* Ask for one OAM loopback on VC `vc`; the result is logged and kept (atm_vc_json). */
 int atm_vc_ping(struct atm_ctl *a, unsigned vc);
 
+/*
+ * Add what the control thread counts itself (TUN reads with no VC) to the
+ * ATM ports of a fresh snapshot, so every reader sees the same totals.
+ */
+void atm_stats_fixup(const struct atm_ctl *a, struct stats_snapshot *s);
+
+/* InATMARP: the far end learned on VC vc and how long ago (ms); false if none. */
+bool atm_vc_learned(const struct atm_ctl *a, unsigned vc, uint32_t *ip, uint64_t *age_ms);
+
+/* Called in the control thread when OAM changes VC vc's oper state (enum vc_oper). */
+typedef void (*atm_vc_state_fn)(void *arg, unsigned vc, uint8_t oper);
+void atm_set_vc_state_hook(struct atm_ctl *a, atm_vc_state_fn fn, void *arg);
+
 /* JSON object members "vcs": [...], "atm-ports": [...] for the stats dump. */
 void atm_stats_json(const struct atm_ctl *a, const struct stats_snapshot *s, FILE *out);
 

@@ -105,6 +105,13 @@ struct cfg_route {
 	struct cfg_nexthop nexthops[CFG_ECMP_MAX];
 };
 
+/* /cellgate/snmp: the AgentX subagent (RFC 2741), see mgmt/snmp/snmp.h. */
+struct cfg_snmp {
+	bool enabled; /* the container is present */
+	char agentx_socket[256];  /* UNIX socket path, or tcp:127.0.0.1:705 and the like */
+	uint32_t ping_interval_s; /* AgentX ping, and reconnect attempts while unconnected */
+};
+
 struct cfg {
 	unsigned workers; /* datapath threads, default 1 */
 	unsigned nworker_cpus;
@@ -125,6 +132,8 @@ struct cfg {
 	struct cfg_subif subifs[CFG_SUBIF_MAX]; /* by port, then in configuration order */
 	unsigned npvcs;
 	struct cfg_pvc *pvcs; /* heap, sorted by port, vpi, vci */
+
+	struct cfg_snmp snmp;
 };
 
 /*

@@ -11,6 +11,9 @@
 #include "neigh.h"
 #include "rib.h"
 
+struct snmp_agent;
+struct snmp_source;
+
 struct control {
 	struct event_base *base;
 	struct dataplane *dp;
@@ -23,10 +26,22 @@ struct control {
 	int worker_cpu[WORKER_MAX];
 	uint64_t last_neigh_ms;
 	int exit_code;
+	struct snmp_agent *snmp;      /* NULL: no subagent */
+	struct snmp_source *snmp_src; /* what it reads (control_snmp.c) */
 };
 
 /* Run the loop until SIGTERM/SIGINT. 0 on a clean stop. */
 int control_run(struct control *ctl);
+
+/*
+ * The counters as every reader sees them (stats dump, SNMP): the datapath's
+ * snapshot plus what the control thread counts itself.
+ */
+void control_stats_take(struct control *ctl, struct stats_snapshot *snap);
+
+/* The SNMP subagent, if /cellgate/snmp is configured; failures are logged, never fatal. */
+void control_snmp_start(struct control *ctl);
+void control_snmp_stop(struct control *ctl);
 
 /* Write the stats snapshot as JSON to `out`. */
 void control_stats_json(struct control *ctl, FILE *out);

@@ -322,6 +322,7 @@ static int run(struct options *o, struct cfg *cfg)
 	if (dp_workers_start(&dp, ctl.worker_cpu, cfg->workers) != 0)
 		goto out;
 	control_cpus_pick(ctl.worker_cpu, cfg->workers);
+	control_snmp_start(&ctl);
 	if (pidfile_write(o->rundir) != 0)
 		goto stop;
 	log_info("cellgated %s running: %u port(s), %u worker(s)", PACKAGE_VERSION, dp.nports,
@@ -334,6 +335,7 @@ static int run(struct options *o, struct cfg *cfg)
 	service_stopping();
 	pidfile_remove(o->rundir);
 stop:
+	control_snmp_stop(&ctl);
 	dp_workers_stop(&dp);
 out:
 	if (rc != 0)

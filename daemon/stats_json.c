@@ -1,4 +1,7 @@
-/* The stats dump: one JSON document built from the stats snapshot API. */
+/*
+ * The stats snapshot every reader takes (the JSON dump here, SNMP), and the
+ * dump: one JSON document built from it.
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -27,15 +30,21 @@ static void port_json(FILE *out, const struct port *pt, const struct stats_port 
 	fputs("}}", out);
 }
 
+void control_stats_take(struct control *ctl, struct stats_snapshot *snap)
+{
+	dp_stats_take(ctl->dp, snap);
+	for (unsigned p = 0; p < snap->nports; p++)
+		snap->port[p].rx_ring_drops = ctl->rx_ring_drops[p];
+	atm_stats_fixup(ctl->atm, snap);
+}
+
 void control_stats_json(struct control *ctl, FILE *out)
 {
 	struct stats_snapshot snap;
 	struct rib_counts rc;
 	struct neigh_counters nc;
 
-	dp_stats_take(ctl->dp, &snap);
-	for (unsigned p = 0; p < snap.nports; p++)
-		snap.port[p].rx_ring_drops = ctl->rx_ring_drops[p];
+	control_stats_take(ctl, &snap);
 	rib_get_counts(ctl->rib, &rc);
 	neigh_get_counters(ctl->neigh, &nc);
 

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Build cellgate twice (optimised, and ASan+UBSan) and run every test against
 # each build: C unit tests (make check), the namespace lab (pytest, as root),
-# yanglint on the YANG module and make distcheck.
+# yanglint on the YANG module, smilint and snmptranslate on CELLGATE-MIB
+# (tests/snmp/mib-check.sh) and make distcheck.
 #
 #   sudo tests/run-all.sh            from anywhere; works in the repo root
 #
@@ -133,6 +134,14 @@ if step yanglint "$LOGDIR/yanglint.log" yanglint mgmt/yang/cellgate.yang; then
 	tally "yanglint cellgate.yang" 1 0
 else
 	tally "yanglint cellgate.yang" 0 1
+fi
+
+# CELLGATE-MIB: smilint -l 6 (no errors, no unexplained warnings) and
+# snmptranslate resolving every object (the lab walks it through snmpd).
+if step mib-check "$LOGDIR/mib-check.log" tests/snmp/mib-check.sh; then
+	tally "CELLGATE-MIB smilint, snmptranslate" 1 0
+else
+	tally "CELLGATE-MIB smilint, snmptranslate" 0 1
 fi
 
 if [ "$build_ok" -eq 1 ] &&

@@ -1,0 +1,125 @@
+/*
+ * The SNMP subagent's view of the daemon (mgmt/snmp/snmp.h): ports and VCs
+ * described once from the configuration and the open ports, and callbacks
+ * for what moves. Counters come from control_stats_take(), the snapshot the
+ * stats dump takes too.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "control.h"
+#include "datapath/log.h"
+#include "mgmt/snmp/snmp.h"
+
+static void snmp_stats_take(void *arg, struct stats_snapshot *snap)
+{
+	control_stats_take(arg, snap);
+}
+
+static bool snmp_vc_learned(void *arg, unsigned vc, uint32_t *ip, uint64_t *age_ms)
+{
+	struct control *ctl = arg;
+
+	return atm_vc_learned(ctl->atm, vc, ip, age_ms);
+}
+
+static void snmp_fib(void *arg, struct snmp_fib_view *out)
+{
+	struct control *ctl = arg;
+	struct rib_counts rc;
+
+	rib_get_counts(ctl->rib, &rc);
+	*out = (struct snmp_fib_view){.routes = rc.fib_routes,
+	                              .nexthops = rc.nexthops,
+	                              .nhgroups = rc.nhgroups,
+	                              .errors = rc.errors};
+}
+
+static void snmp_vc_state(void *arg, unsigned vc, uint8_t oper)
+{
+	struct control *ctl = arg;
+
+	snmp_agent_notify_vc_state(ctl->snmp, vc, oper);
+}
+
+static void snmp_source_fill(struct control *ctl, struct snmp_source *src)
+{
+	const struct cfg *cfg = ctl->cfg;
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	src->arg = ctl;
+	src->stats_take = snmp_stats_take;
+	src->vc_learned = snmp_vc_learned;
+	src->fib = snmp_fib;
+	/*
+	 * FPM is not on this branch: cgFpmState reads disabled(1). The FPM
+	 * server fills a struct snmp_fpm_view through this callback.
+	 */
+	src->fpm = NULL;
+	src->start_ms = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	src->nports = ctl->dp->nports;
+	for (unsigned p = 0; p < ctl->dp->nports; p++) {
+		struct snmp_port_info *pi = &src->port[p];
+
+		pi->ifindex = ctl->dp->ports[p].ifindex;
+		snprintf(pi->name, sizeof(pi->name), "%s", ctl->dp->ports[p].name);
+		if (p >= cfg->nports)
+			pi->type = SNMP_PORT_ATM_SUBIF;
+		else
+			pi->type = cfg->ports[p].kind == CFG_PORT_ETHERNET ? SNMP_PORT_ETHERNET
+			                                                   : SNMP_PORT_ATM;
+	}
+	src->nvcs = cfg->npvcs;
+	for (unsigned v = 0; v < cfg->npvcs; v++) {
+		const struct cfg_pvc *pc = &cfg->pvcs[v];
+		bool llc = pc->encap == CFG_ENCAP_LLC_SNAP;
+
+		src->vc[v] = (struct snmp_vc_info){
+		    .atm_port = (uint16_t)pc->port,
+		    .subif = (uint16_t)(cfg->nports + pc->subif),
+		    .vpi = pc->vpi,
+		    .vci = pc->vci,
+		    .llc = llc,
+		    /* RFC 2225: the SDU is the IP MTU plus the 8-byte LLC/SNAP header. */
+		    .sdu_size = pc->mtu + (llc ? 8 : 0),
+		    .peer_addr = pc->peer_addr,
+		};
+	}
+}
+
+void control_snmp_start(struct control *ctl)
+{
+	const struct cfg_snmp *cs = &ctl->cfg->snmp;
+	struct snmp_config sc = {.agentx_socket = cs->agentx_socket,
+	                         .ping_interval_s = cs->ping_interval_s};
+	int err;
+
+	if (!cs->enabled)
+		return;
+	ctl->snmp_src = calloc(1, sizeof(*ctl->snmp_src));
+	if (!ctl->snmp_src) {
+		log_warnx("snmp: out of memory: no AgentX subagent");
+		return;
+	}
+	snmp_source_fill(ctl, ctl->snmp_src);
+	err = snmp_agent_start(ctl->base, ctl->snmp_src, &sc, &ctl->snmp);
+	if (err) {
+		log_warnx("snmp: AgentX subagent not started: %s; forwarding goes on without it",
+		          strerror(-err));
+		free(ctl->snmp_src);
+		ctl->snmp_src = NULL;
+		return;
+	}
+	atm_set_vc_state_hook(ctl->atm, snmp_vc_state, ctl);
+}
+
+void control_snmp_stop(struct control *ctl)
+{
+	atm_set_vc_state_hook(ctl->atm, NULL, NULL);
+	snmp_agent_stop(ctl->snmp);
+	ctl->snmp = NULL;
+	free(ctl->snmp_src);
+	ctl->snmp_src = NULL;
+}
