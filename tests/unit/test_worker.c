@@ -70,6 +70,17 @@ static void poll_ms(unsigned ms)
 	} while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
 }
 
+/*
+ * Poll until `cond` holds, for at most max_ms: timers in the worker run on
+ * the coarse clock, and a loaded machine may deschedule this thread for
+ * longer than any fixed wait.
+ */
+#define POLL_UNTIL(cond, max_ms)                                                                   \
+	do {                                                                                       \
+		for (unsigned waited_ = 0; !(cond) && waited_ < (max_ms); waited_ += 5)            \
+			poll_ms(5);                                                                \
+	} while (0)
+
 static struct port_counters counters(unsigned port)
 {
 	struct stats_snapshot s;
@@ -455,13 +466,13 @@ static void test_arp_hold(void)
 	struct rib_path host = {.gw = IP(10, 0, 2, 7), .port = 1, .weight = 1};
 	rib_route_set(rib, IP(10, 0, 2, 7), 32, RIB_SRC_NEIGH, NH_GATEWAY, &host, 1);
 	rib_nh_l2_update(rib, 1, IP(10, 0, 2, 7), nh_l2_pack(gw_mac, NEIGH_REACHABLE));
-	poll_ms(10);
+	POLL_UNTIL(txq(1)->tx_n == tx1 + 4, 2000);
 	CHECK_EQ(txq(1)->tx_n, tx1 + 4);
 
 	/* Nobody answers for .8: after the hold timeout the packet is arp-failed. */
 	uint64_t failed = counters(0).drops[DROP_ARP_FAILED];
 	send_one(&(struct frame_opts){.dst = IP(10, 0, 2, 8)});
-	poll_ms(100);
+	POLL_UNTIL(counters(0).drops[DROP_ARP_FAILED] == failed + 1, 3000);
 	CHECK_EQ(counters(0).drops[DROP_ARP_FAILED], failed + 1);
 
 	/* A failed gateway: drop with host unreachable straight away. */
