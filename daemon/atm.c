@@ -11,6 +11,7 @@
 #include "datapath/port_atmsock.h"
 #include "datapath/port_cellpw.h"
 #include "netdev.h"
+#include "stats_fields.h"
 #include "tun.h"
 
 #define ATM_PORT_MTU    9180 /* the ATM port's own netdev carries nothing; RFC 2225 default */
@@ -39,6 +40,8 @@ struct atm_ctl {
 	uint32_t last_rtt_us[VC_MAX];
 	uint64_t pings_lost[VC_MAX];
 	uint64_t now_ms;
+	atm_ping_fn ping_cb;
+	void *ping_arg;
 };
 
 static void atm_capture_close(struct atm_ctl *a, unsigned v);
@@ -304,7 +307,8 @@ int atm_subif_setup(struct atm_ctl *a, unsigned s)
 	if ((err = tun_create(cs->name, pt->mtu, &rt->set.tun_fd, &pt->ifindex)) != 0)
 		return err;
 	for (unsigned i = 0; i < cs->naddrs; i++)
-		if ((err = netdev_addr4_add(pt->ifindex, cs->addrs[i].addr, cs->addrs[i].plen)) != 0)
+		if ((err = netdev_addr4_add(pt->ifindex, cs->addrs[i].addr, cs->addrs[i].plen)) !=
+		    0)
 			return err;
 	return 0;
 }
@@ -360,15 +364,18 @@ static void tun_readable(evutil_socket_t fd, short what, void *arg)
 		ssize_t n = read(fd, buf, sizeof(buf));
 		if (n <= 0)
 			break;
-		uint32_t dst = n >= 20 && (buf[0] >> 4) == 4
-		                   ? (uint32_t)buf[16] << 24 | buf[17] << 16 | buf[18] << 8 | buf[19]
-		                   : 0;
+		uint32_t dst =
+		    n >= 20 && (buf[0] >> 4) == 4
+		        ? (uint32_t)buf[16] << 24 | buf[17] << 16 | buf[18] << 8 | buf[19]
+		        : 0;
 		int vc = subif_vc_for(rt, dst);
 		if (vc < 0 && dst) {
-			/* Not a direct peer: the gateway our FIB uses for it on this subinterface. */
+			/* Not a direct peer: the gateway our FIB uses for it on this subinterface.
+			 */
 			uint32_t g = fib4_lookup(a->dp->fib, dst);
 			if (g) {
-				const struct nexthop *nh = &a->dp->nht->nh[a->dp->nht->nhg[g].slot[0]];
+				const struct nexthop *nh =
+				    &a->dp->nht->nh[a->dp->nht->nhg[g].slot[0]];
 				if (nh->port == rt->port && nh->gw)
 					vc = subif_vc_for(rt, nh->gw);
 			}
@@ -435,6 +442,8 @@ static void atm_event(struct atm_ctl *a, const struct dp_event *ev, uint64_t now
 			a->pings_lost[ev->vc]++;
 			log_info("%s: OAM loopback not answered", name);
 		}
+		if (a->ping_cb)
+			a->ping_cb(a->ping_arg, ev->vc, ev->val);
 		break;
 	default:
 		break;
@@ -463,6 +472,37 @@ int atm_vc_ping(struct atm_ctl *a, unsigned vc)
 	return 0;
 }
 
+void atm_vc_info(const struct atm_ctl *a, unsigned vc, struct atm_vc_info *out)
+{
+	*out = (struct atm_vc_info){0};
+	if (vc >= a->cfg->npvcs)
+		return;
+	out->peer_learned = a->learned[vc] != 0;
+	out->peer = a->learned[vc] ? a->learned[vc] : a->cfg->pvcs[vc].peer_addr;
+	out->last_rtt_us = a->last_rtt_us[vc];
+}
+
+const char *atm_port_carrier(const struct atm_ctl *a, unsigned port)
+{
+	return port < PORT_MAX && a->pw[port] ? a->pw[port]->carrier : "";
+}
+
+uint64_t atm_port_tun_drops(const struct atm_ctl *a, unsigned port)
+{
+	uint64_t n = 0;
+
+	for (unsigned i = 0; i < a->cfg->nsubifs; i++)
+		if (a->cfg->subifs[i].port == port)
+			n += a->sub[i].host_tx_drops;
+	return n;
+}
+
+void atm_set_ping_cb(struct atm_ctl *a, atm_ping_fn fn, void *arg)
+{
+	a->ping_cb = fn;
+	a->ping_arg = arg;
+}
+
 void atm_stats_json(const struct atm_ctl *a, const struct stats_snapshot *s, FILE *out)
 {
 	char b[INET_ADDRSTRLEN];
@@ -475,20 +515,14 @@ void atm_stats_json(const struct atm_ctl *a, const struct stats_snapshot *s, FIL
 
 		fprintf(out,
 		        "%s{\"port\":\"%s\",\"interface\":\"%s\",\"vpi\":%u,\"vci\":%u,"
-		        "\"oper\":\"%s\",\"oper-change-ms\":%lu,\"peer\":\"%s\","
-		        "\"cells-in\":%lu,\"clp0-cells-in\":%lu,\"cells-out\":%lu,"
-		        "\"clp0-cells-out\":%lu,\"pdus-in\":%lu,\"pdus-out\":%lu,\"octets-in\":%lu,"
-		        "\"octets-out\":%lu,\"oam-in\":%lu,\"oam-out\":%lu,\"loopbacks-sent\":%lu,"
-		        "\"loopback-replies\":%lu,\"loopbacks-lost\":%lu,\"loopbacks-answered\":%lu,"
-		        "\"inatmarp-in\":%lu,\"inatmarp-out\":%lu,\"oper-changes\":%lu,"
-		        "\"last-ping-rtt-us\":%u,\"discards-total\":%lu,\"discards\":{",
+		        "\"oper\":\"%s\",\"oper-change-ms\":%lu,\"peer\":\"%s\"",
 		        v ? "," : "", a->dp->ports[sv->atm_port].name, a->dp->ports[sv->subif].name,
-		        sv->vpi, sv->vci, sv->oper == VC_OPER_UP ? "up" : "down", sv->oper_change_ms,
-		        ip_str(a->learned[v] ? a->learned[v] : pc->peer_addr, b), c->cells_in,
-		        c->clp0_cells_in, c->cells_out, c->clp0_cells_out, c->pdus_in, c->pdus_out,
-		        c->octets_in, c->octets_out, c->oam_in, c->oam_out, c->lb_sent,
-		        c->lb_replies, c->lb_lost, c->lb_answered, c->inatmarp_in, c->inatmarp_out,
-		        c->oper_changes, a->last_rtt_us[v], sv->discards_total);
+		        sv->vpi, sv->vci, sv->oper == VC_OPER_UP ? "up" : "down",
+		        sv->oper_change_ms,
+		        ip_str(a->learned[v] ? a->learned[v] : pc->peer_addr, b));
+		stats_fields_json(out, vc_counter_fields, c, false);
+		fprintf(out, ",\"last-ping-rtt-us\":%u,\"discards-total\":%lu,\"discards\":{",
+		        a->last_rtt_us[v], sv->discards_total);
 		for (unsigned r = 0; r < VC_DROP__MAX; r++)
 			fprintf(out, "%s\"%s\":%lu", r ? "," : "", vc_drop_name[r], c->discards[r]);
 		fputs("}}", out);
@@ -504,19 +538,13 @@ void atm_stats_json(const struct atm_ctl *a, const struct stats_snapshot *s, FIL
 		for (unsigned i = 0; i < a->cfg->nsubifs; i++)
 			if (a->cfg->subifs[i].port == p)
 				tun_drops += a->sub[i].host_tx_drops;
-		fprintf(out,
-		        "%s{\"name\":\"%s\",\"carrier\":\"%s\",\"frames-in\":%lu,\"octets-in\":%lu,"
-		        "\"frames-out\":%lu,\"octets-out\":%lu,\"cells-in\":%lu,\"cells-out\":%lu,"
-		        "\"non-pw-frames\":%lu,\"pw-bad-label\":%lu,\"pw-malformed\":%lu,"
-		        "\"seq-errors\":%lu,\"unknown-vc-cells\":%lu,\"tx-full\":%lu,\"host-tx\":%lu,"
-		        "\"host-tx-drops\":%lu,\"no-vc\":%lu,\"punted\":%lu,\"punt-errors\":%lu,"
-		        "\"events-lost\":%lu}",
-		        first ? "" : ",", a->dp->ports[p].name, a->pw[p] ? a->pw[p]->carrier : "",
-		        c->frames_in, c->octets_in, c->frames_out, c->octets_out, c->cells_in,
-		        c->cells_out, c->non_pw_frames, c->pw_bad_label, c->pw_malformed,
-		        c->seq_errors, c->unknown_vc_cells, c->tx_full, c->host_tx,
-		        c->host_tx_drops + tun_drops, c->no_vc, c->punted, c->punt_errors,
-		        c->events_lost);
+		struct atm_port_counters ac = *c;
+
+		ac.host_tx_drops += tun_drops;
+		fprintf(out, "%s{\"name\":\"%s\",\"carrier\":\"%s\"", first ? "" : ",",
+		        a->dp->ports[p].name, a->pw[p] ? a->pw[p]->carrier : "");
+		stats_fields_json(out, atm_port_counter_fields, &ac, false);
+		fputc('}', out);
 		first = false;
 	}
 	fputc(']', out);

@@ -43,6 +43,22 @@ void atm_poll_events(struct atm_ctl *a, uint64_t now_ms);
 /* Ask for one OAM loopback on VC `vc`; the result is logged and kept (atm_vc_json). */
 int atm_vc_ping(struct atm_ctl *a, unsigned vc);
 
+/* What the control thread knows of VC `vc` beyond the stats snapshot. */
+struct atm_vc_info {
+	uint32_t peer;        /* far end's IPv4 (host order), 0 = unknown */
+	bool peer_learned;    /* from InATMARP, else the static peer-address */
+	uint32_t last_rtt_us; /* last answered on-demand loopback, 0 = none */
+};
+void atm_vc_info(const struct atm_ctl *a, unsigned vc, struct atm_vc_info *out);
+
+/* ATM port `port`: its carrier netdev ("" if none) and packets its TUNs could not send. */
+const char *atm_port_carrier(const struct atm_ctl *a, unsigned port);
+uint64_t atm_port_tun_drops(const struct atm_ctl *a, unsigned port);
+
+/* Told the result of every on-demand loopback (rtt_us 0 = not answered). */
+typedef void (*atm_ping_fn)(void *arg, unsigned vc, uint32_t rtt_us);
+void atm_set_ping_cb(struct atm_ctl *a, atm_ping_fn fn, void *arg);
+
 /* JSON object members "vcs": [...], "atm-ports": [...] for the stats dump. */
 void atm_stats_json(const struct atm_ctl *a, const struct stats_snapshot *s, FILE *out);
 

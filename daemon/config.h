@@ -105,6 +105,16 @@ struct cfg_route {
 	struct cfg_nexthop nexthops[CFG_ECMP_MAX];
 };
 
+#define CFG_RESTCONF_BODY_DEFAULT (1u << 20)
+
+/* The management API server (/cellgate/restconf); see daemon/config_mgmt.c. */
+struct cfg_restconf {
+	bool unix_disabled;     /* unix-socket/enabled false (zero = the defaults) */
+	char unix_path[108];    /* "" = RUNDIR/restconf.sock */
+	char unix_group[32];    /* "" = the daemon's group */
+	uint32_t max_body_size; /* bytes, 0 = the default (CFG_RESTCONF_BODY_DEFAULT) */
+};
+
 struct cfg {
 	unsigned workers; /* datapath threads, default 1 */
 	unsigned nworker_cpus;
@@ -125,6 +135,8 @@ struct cfg {
 	struct cfg_subif subifs[CFG_SUBIF_MAX]; /* by port, then in configuration order */
 	unsigned npvcs;
 	struct cfg_pvc *pvcs; /* heap, sorted by port, vpi, vci */
+
+	struct cfg_restconf restconf;
 };
 
 /*

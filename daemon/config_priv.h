@@ -45,6 +45,10 @@ int cfg_fill_ipv4(const struct cfg_pstate *ps, const struct lyd_node *ipv4, stru
 /* config_atm.c: port kinds, the cellpw/atmsock containers, subinterfaces and PVCs. */
 int cfg_atm_fill(const struct cfg_pstate *ps, struct cfg *cfg, const struct lyd_node *top);
 
+/* config_mgmt.c: the management containers (restconf). */
+void cfg_mgmt_fill(struct cfg *cfg, const struct lyd_node *top);
+void cfg_mgmt_print(FILE *out, const struct cfg *cfg);
+
 /* config_print.c, for config_atm_print.c */
 void json_str(FILE *out, const char *s);
 const char *ip4_str(uint32_t host, char *buf);

@@ -11,6 +11,8 @@
 #include "neigh.h"
 #include "rib.h"
 
+struct mgmt;
+
 struct control {
 	struct event_base *base;
 	struct dataplane *dp;
@@ -23,7 +25,30 @@ struct control {
 	int worker_cpu[WORKER_MAX];
 	uint64_t last_neigh_ms;
 	int exit_code;
+
+	/* Management (daemon/mgmt*.c): the startup file and the schema it is checked against. */
+	const char *config_path;
+	const char *yang_dir;
+	struct mgmt *mgmt;
+	/* clear-counters (stats_snap.c): counters at the last clear, and when (CLOCK_REALTIME ms).
+	 */
+	struct stats_snapshot *stats_base;
+	uint64_t start_ms;
+	uint64_t port_clear_ms[PORT_MAX];
+	uint64_t vc_clear_ms[VC_MAX];
 };
+
+/* CLOCK_REALTIME in milliseconds. */
+uint64_t control_realtime_ms(void);
+
+/*
+ * The stats snapshot all readers share: dp_stats_take() plus the kernel ring
+ * drops, minus the clear-counters baseline. 0 (cannot fail today).
+ */
+int control_stats_take(struct control *ctl, struct stats_snapshot *snap);
+
+/* clear-counters: port `port` (with its VCs), or everything when port < 0. 0 or -ENOMEM. */
+int control_stats_clear(struct control *ctl, int port);
 
 /* Run the loop until SIGTERM/SIGINT. 0 on a clean stop. */
 int control_run(struct control *ctl);

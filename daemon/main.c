@@ -18,6 +18,7 @@
 #include "config.h"
 #include "control.h"
 #include "datapath/log.h"
+#include "mgmt.h"
 #include "netdev.h"
 #include "routes.h"
 
@@ -167,7 +168,8 @@ static int ports_open(struct dataplane *dp, const struct cfg *cfg, struct atm_ct
 				log_warnx("port %s (netdev %s): cannot be opened, see above",
 				          cfg->ports[i].name, cfg->ports[i].netdev);
 			else
-				log_warnx("port %s: cannot be opened, see above", cfg->ports[i].name);
+				log_warnx("port %s: cannot be opened, see above",
+				          cfg->ports[i].name);
 			return err;
 		}
 		log_info("port %s: %s on %s (ifindex %d, mtu %u), %u queue(s)", pt->name,
@@ -263,7 +265,12 @@ static void pidfile_remove(const char *rundir)
 static int run(struct options *o, struct cfg *cfg)
 {
 	static struct dataplane dp;
-	struct control ctl = {.cfg = cfg, .dp = &dp, .rundir = o->rundir};
+	struct control ctl = {.cfg = cfg,
+	                      .dp = &dp,
+	                      .rundir = o->rundir,
+	                      .config_path = o->config,
+	                      .yang_dir = o->yang_dir,
+	                      .start_ms = control_realtime_ms()};
 	int rc = 1;
 
 	if (netdev_ip_forward_get() == 1)
@@ -295,13 +302,17 @@ static int run(struct options *o, struct cfg *cfg)
 	if (dp_workers_start(&dp, ctl.worker_cpu, cfg->workers) != 0)
 		goto out;
 	control_cpus_pick(ctl.worker_cpu, cfg->workers);
-	if (pidfile_write(o->rundir) != 0)
+	/* Before the pid file: once it exists, the API answers. */
+	if (mkdir(o->rundir, 0755) != 0 && errno != EEXIST)
+		log_warn("rundir %s", o->rundir);
+	if (mgmt_start(&ctl) != 0 || pidfile_write(o->rundir) != 0)
 		goto stop;
 	log_info("cellgated %s running: %u port(s), %u worker(s)", PACKAGE_VERSION, dp.nports,
 	         dp.nworkers);
 	rc = control_run(&ctl) == 0 ? 0 : 1;
 	pidfile_remove(o->rundir);
 stop:
+	mgmt_stop(&ctl);
 	dp_workers_stop(&dp);
 out:
 	if (rc != 0)

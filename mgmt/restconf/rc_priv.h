@@ -1,0 +1,68 @@
+/* Shared by the files of the RESTCONF server; not for the daemon. */
+#ifndef CELLGATE_RC_PRIV_H
+#define CELLGATE_RC_PRIV_H
+
+#include <event2/http.h>
+#include <libyang/libyang.h>
+#include <stdbool.h>
+
+#include "restconf.h"
+
+#define RC_PATH_MAX  2048 /* longest XPath a request URI may turn into */
+#define RC_YANG_JSON "application/yang-data+json"
+
+struct restconf {
+	struct event_base *base;
+	struct evhttp *http;
+	struct ly_ctx *ctx;
+	struct restconf_backend be;
+	char yang_dir[4096];
+	char startup_path[4096];
+	char unix_path[108];
+	int unix_fd;
+	struct lyd_node *running; /* the running configuration as a tree (from cfg_print) */
+};
+
+/* A request target: RFC 8040 3.5.3 URI path turned into a libyang path. */
+struct rc_target {
+	char xpath[RC_PATH_MAX];  /* "" = the datastore root */
+	char parent[RC_PATH_MAX]; /* xpath of the parent node, "" = root */
+	const struct lysc_node *snode;
+	bool all_instances; /* ends in a list or leaf-list without keys */
+};
+
+/* path.c: `uri_path` is what follows /restconf/data (may be ""). 0 or fills err. */
+int rc_target_parse(const struct ly_ctx *ctx, const char *uri_path, struct rc_target *t,
+                    struct restconf_err *err);
+/* A data node's RFC 8040 URI path (after /restconf/data), percent-encoded. */
+int rc_node_uri(const struct lyd_node *node, char *buf, size_t len);
+
+/* error.c */
+#define rc_err_set restconf_err_set
+/* The first error libyang stored for ctx, as a 400 with its data path. */
+void rc_err_from_ly(const struct ly_ctx *ctx, struct restconf_err *err, const char *what);
+void rc_reply_error(struct evhttp_request *req, const struct restconf_err *err);
+/* Reply with a body (may be NULL for none) of the given content type. */
+void rc_reply(struct evhttp_request *req, int status, const char *ctype, const char *body,
+              size_t len);
+
+/* server.c: the running configuration tree, rebuilt from be.running(). 0 or fills err. */
+int rc_running_reload(struct restconf *rc, struct restconf_err *err);
+/* The request body as a NUL-terminated string (malloc'd), or NULL (err filled). */
+char *rc_body(struct evhttp_request *req, struct restconf_err *err);
+
+/* get.c, edit.c, ops.c, metrics.c */
+void rc_get(struct restconf *rc, struct evhttp_request *req, const char *uri_path,
+            const char *query);
+void rc_edit(struct restconf *rc, struct evhttp_request *req, const char *uri_path);
+void rc_operation(struct restconf *rc, struct evhttp_request *req, const char *name);
+void rc_metrics(struct restconf *rc, struct evhttp_request *req);
+/* The state tree (validated as data, config false), or NULL with err filled. */
+struct lyd_node *rc_state_tree(struct restconf *rc, struct restconf_err *err);
+
+/* persist.c: write data to `path` atomically (temp file, fsync, rename, fsync dir). */
+int rc_persist_prepare(const char *path, const char *data, size_t len, char *tmp, size_t tmplen);
+int rc_persist_commit(const char *tmp, const char *path);
+void rc_persist_abort(const char *tmp);
+
+#endif
