@@ -195,6 +195,14 @@ static int edit_candidate(struct restconf *rc, enum evhttp_cmd_type m, const str
 		           "name the list entry with its keys (RFC 8040 3.5.3)");
 		return -1;
 	}
+	if (m == EVHTTP_REQ_POST) {
+		/* RFC 8040 4.4.1: POST creates a child of an existing resource. */
+		const char *res = t->all_instances ? t->parent : t->xpath;
+		if (res[0] && strchr(res + 1, '/') && !find(*cand, res)) {
+			rc_err_set(err, 404, "invalid-value", res, "no such resource to create in");
+			return -1;
+		}
+	}
 	top = body_parse(
 	    rc, body, m == EVHTTP_REQ_POST ? (t->all_instances ? t->parent : t->xpath) : t->parent,
 	    &parsed, err);
