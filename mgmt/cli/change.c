@@ -121,19 +121,33 @@ static int vc_ping(struct cli *c, int argc, char **argv)
 	    lyd_parse_op(c->ly, NULL, in, LYD_JSON, LYD_TYPE_REPLY_YANG, &tree, NULL) ==
 	        LY_SUCCESS) {
 		struct lyd_node *n;
+		unsigned sent = 0, received = 0;
+
 		printf("OAM F5 end-to-end loopback on %s %u/%u:\n", argv[0], vpi, vci);
 		LY_LIST_FOR(lyd_child(tree), n)
 		{
+			struct lyd_node *k;
+			const char *seq = "", *rtt = NULL;
+
 			if (strcmp(n->schema->name, "reply"))
 				continue;
-			if (cli_val(n, "rtt")[0])
-				printf("  %s: reply in %.3f ms\n", cli_val(n, "sequence"),
-				       strtoul(cli_val(n, "rtt"), NULL, 10) / 1000.0);
-			else
-				printf("  %s: no reply (timeout)\n", cli_val(n, "sequence"));
+			LY_LIST_FOR(lyd_child(n), k)
+			{
+				if (!strcmp(k->schema->name, "sequence"))
+					seq = lyd_get_value(k);
+				else if (!strcmp(k->schema->name, "rtt"))
+					rtt = lyd_get_value(k);
+			}
+			sent++;
+			if (rtt) {
+				received++;
+				printf("  %s: reply in %.3f ms\n", seq,
+				       strtoul(rtt, NULL, 10) / 1000.0);
+			} else
+				printf("  %s: no reply (timeout)\n", seq);
 		}
-		printf("%s sent, %s received\n", cli_val(tree, "sent"), cli_val(tree, "received"));
-		rc = strcmp(cli_val(tree, "received"), "0") ? 0 : 1;
+		printf("%u sent, %u received\n", sent, received);
+		rc = received ? 0 : 1;
 	} else {
 		fprintf(stderr, "cellgatectl: unexpected reply: %s\n", reply);
 	}

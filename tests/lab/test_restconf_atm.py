@@ -70,3 +70,20 @@ def test_vc_metrics_match(topo, routers):
         assert rc.metric(m, "cellgate_vc_oper_status", oper_status=v1["oper-status"],
                          **labels) == 1
     assert rc.metric(m, "cellgate_port_atm_cells_in_total", port="atm0") >= 0
+
+
+def test_cellgatectl_vc_ping_and_show_vc(routers):
+    from test_cellgatectl import run
+    r, _ = routers
+    code, out, err = run(rc.sock(r), "vc", "ping", "atm0", "0/300", "2")
+    assert code == 0, err
+    assert out.splitlines()[-1] == "2 sent, 2 received"
+    assert "reply in" in out
+    code, out, err = run(rc.sock(r), "show", "vc")
+    lines = out.splitlines()
+    assert code == 0 and lines[0].split()[:4] == ["Port", "Interface", "VPI", "VCI"]
+    rows = {(ln.split()[2], ln.split()[3]): ln.split() for ln in lines[1:]}
+    assert set(rows) == {("0", "100"), ("0", "200"), ("0", "300")}
+    assert rows[("0", "300")][5] == "cbr" and rows[("0", "200")][8] == "10.2.0.2"
+    code, out, err = run(rc.sock(r), "show", "vc", "atm0", "0/300")
+    assert code == 0 and "Last loopback round trip" in out
