@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <urcu-qsbr.h>
 
 #include "atm.h"
 #include "datapath/log.h"
@@ -470,6 +471,61 @@ int atm_vc_ping(struct atm_ctl *a, unsigned vc)
 		return -ENOENT;
 	__atomic_add_fetch(&a->dp->vcs[vc].ping_req, 1, __ATOMIC_RELEASE);
 	return 0;
+}
+
+int atm_capture_start(struct atm_ctl *a, unsigned v, const char *path)
+{
+	struct atm_vc *vc;
+	struct pcap_sunatm *cap;
+	uint8_t *buf;
+	int err;
+
+	if (!a->dp->vcs || v >= a->dp->nvcs || !a->pw[a->cfg->pvcs[v].port])
+		return -ENOENT;
+	vc = &a->dp->vcs[v];
+	if (__atomic_load_n(&vc->cap, __ATOMIC_ACQUIRE))
+		return -EBUSY;
+	cap = calloc(1, sizeof(*cap));
+	buf = malloc(CELLPW_SDU_MAX);
+	if (!cap || !buf) {
+		free(cap);
+		free(buf);
+		return -ENOMEM;
+	}
+	if ((err = pcap_sunatm_open(cap, path)) != 0) {
+		free(cap);
+		free(buf);
+		return err;
+	}
+	/* The buffer and the open file first, then the pointer the worker tests (vc.h). */
+	vc->cap_buf = buf;
+	__atomic_store_n(&vc->cap, cap, __ATOMIC_RELEASE);
+	log_info("VC %u/%u: capturing AAL5 SDUs to %s", vc->cfg.vpi, vc->cfg.vci, path);
+	return 0;
+}
+
+int atm_capture_stop(struct atm_ctl *a, unsigned v)
+{
+	struct atm_vc *vc;
+	struct pcap_sunatm *cap;
+	int err;
+
+	if (!a->dp->vcs || v >= a->dp->nvcs)
+		return -ENOENT;
+	vc = &a->dp->vcs[v];
+	cap = __atomic_load_n(&vc->cap, __ATOMIC_ACQUIRE);
+	if (!cap)
+		return -ENOENT;
+	__atomic_store_n(&vc->cap, NULL, __ATOMIC_RELEASE);
+	/* The worker may be inside a write: free only after it passed a quiescent state. */
+	synchronize_rcu();
+	err = pcap_sunatm_close(cap);
+	free(cap);
+	free(vc->cap_buf);
+	vc->cap_buf = NULL;
+	log_info("VC %u/%u: capture stopped%s", vc->cfg.vpi, vc->cfg.vci,
+	         err ? ": records were lost" : "");
+	return err;
 }
 
 void atm_vc_info(const struct atm_ctl *a, unsigned vc, struct atm_vc_info *out)

@@ -43,6 +43,14 @@ void atm_poll_events(struct atm_ctl *a, uint64_t now_ms);
 /* Ask for one OAM loopback on VC `vc`; the result is logged and kept (atm_vc_json). */
 int atm_vc_ping(struct atm_ctl *a, unsigned vc);
 
+/*
+ * Start capturing VC v's AAL5 SDUs to `path` (pcap, LINKTYPE_SUNATM) while
+ * the workers run, or stop. cellpw VCs only. 0, -ENOENT (no such VC, or
+ * nothing to stop), -EBUSY (already capturing) or the file's errno.
+ */
+int atm_capture_start(struct atm_ctl *a, unsigned v, const char *path);
+int atm_capture_stop(struct atm_ctl *a, unsigned v);
+
 /* What the control thread knows of VC `vc` beyond the stats snapshot. */
 struct atm_vc_info {
 	uint32_t peer;        /* far end's IPv4 (host order), 0 = unknown */

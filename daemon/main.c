@@ -321,6 +321,7 @@ out:
 	neigh_free(ctl.neigh);
 	atm_free(ctl.atm);
 	rib_free(ctl.rib);
+	free(ctl.stats_base);
 	if (ctl.base)
 		event_base_free(ctl.base);
 	dp_fini(&dp);

@@ -252,6 +252,48 @@ fail:
 	done(cookie, &err, NULL);
 }
 
+/* capture-start / capture-stop: the VC named by the input, or -1 with err filled. */
+static int op_vc(struct mgmt *m, const struct lyd_node *input, struct restconf_err *err)
+{
+	const char *port = child_value(input, "port");
+	unsigned vpi = (unsigned)strtoul(child_value(input, "vpi"), NULL, 10);
+	unsigned vci = (unsigned)strtoul(child_value(input, "vci"), NULL, 10);
+	const struct cfg *cfg = m->ctl->cfg;
+	int v = vc_find(cfg, port, vpi, vci);
+
+	if (v < 0)
+		restconf_err_set(err, 400, "invalid-value", NULL, "no PVC %u/%u on port %s", vpi,
+		                 vci, port);
+	else if (cfg->ports[cfg->pvcs[v].port].kind != CFG_PORT_CELLPW) {
+		restconf_err_set(err, 400, "invalid-value", NULL,
+		                 "port %s: capture needs driver cellpw", port);
+		v = -1;
+	}
+	return v;
+}
+
+static void op_capture(struct mgmt *m, bool start, const struct lyd_node *input,
+                       restconf_rpc_done_fn done, void *cookie)
+{
+	struct restconf_err err;
+	int v = op_vc(m, input, &err), e;
+
+	if (v < 0) {
+		done(cookie, &err, NULL);
+		return;
+	}
+	e = start ? atm_capture_start(m->ctl->atm, (unsigned)v, child_value(input, "file"))
+	          : atm_capture_stop(m->ctl->atm, (unsigned)v);
+	if (e == -EBUSY)
+		restconf_err_set(&err, 409, "in-use", NULL, "the VC is being captured already");
+	else if (e == -ENOENT && !start)
+		restconf_err_set(&err, 409, "data-missing", NULL, "the VC is not being captured");
+	else if (e)
+		restconf_err_set(&err, 500, "operation-failed", NULL, "%s: %s",
+		                 start ? child_value(input, "file") : "capture", strerror(-e));
+	done(cookie, e ? &err : NULL, NULL);
+}
+
 static void be_rpc(void *arg, const char *name, const struct lyd_node *input,
                    restconf_rpc_done_fn done, void *cookie)
 {
@@ -262,6 +304,8 @@ static void be_rpc(void *arg, const char *name, const struct lyd_node *input,
 		op_clear_counters(m, input, done, cookie);
 	else if (!strcmp(name, "vc-ping"))
 		op_vc_ping(m, input, done, cookie);
+	else if (!strcmp(name, "capture-start") || !strcmp(name, "capture-stop"))
+		op_capture(m, !strcmp(name, "capture-start"), input, done, cookie);
 	else {
 		restconf_err_set(&err, 501, "operation-not-supported", NULL,
 		                 "operation %s is not implemented", name);

@@ -3,6 +3,7 @@ cell pseudowire): per-VC state and counters agree with the stats dump, the
 vc-ping operation reports OAM loopback round trips, VC metrics match."""
 
 import json
+import os
 
 import pytest
 
@@ -87,3 +88,31 @@ def test_cellgatectl_vc_ping_and_show_vc(routers):
     assert rows[("0", "300")][5] == "cbr" and rows[("0", "200")][8] == "10.2.0.2"
     code, out, err = run(rc.sock(r), "show", "vc", "atm0", "0/300")
     assert code == 0 and "Last loopback round trip" in out
+
+
+def test_capture_start_stop_at_runtime(topo, routers, tmp_path):
+    r, _ = routers
+    op = "/restconf/operations/cellgate:capture-%s"
+    vc = {"port": "atm0", "vpi": 0, "vci": 300}
+    path = str(tmp_path / "vc300.pcap")
+    res = rc.request(r, "POST", op % "start", {"cellgate:input": dict(vc, file=path)})
+    assert res.status == 204, res
+    again = rc.request(r, "POST", op % "start", {"cellgate:input": dict(vc, file=path)})
+    assert again.status == 409 and again.error()["error-tag"] == "in-use"
+    # VC 0/100 captures from its configured capture-file already.
+    busy = rc.request(r, "POST", op % "start",
+                      {"cellgate:input": {"port": "atm0", "vpi": 0, "vci": 100,
+                                          "file": str(tmp_path / "x.pcap")}})
+    assert busy.status == 409
+    topo.exec("h1", ["ping", "-c", "3", "-i", "0.2", "-W", "2", "10.3.0.2"])
+    res = rc.request(r, "POST", op % "stop", {"cellgate:input": vc})
+    assert res.status == 204, res
+    with open(path, "rb") as f:
+        data = f.read()
+    assert data[:4] == b"\x4d\x3c\xb2\xa1"  # pcap, nanosecond timestamps, little-endian
+    assert len(data) > 24 + 16, "no records captured"
+    size = len(data)
+    topo.exec("h1", ["ping", "-c", "2", "-i", "0.2", "-W", "2", "10.3.0.2"])
+    assert os.path.getsize(path) == size, "written after capture-stop"
+    res = rc.request(r, "POST", op % "stop", {"cellgate:input": vc})
+    assert res.status == 409 and res.error()["error-tag"] == "data-missing"
