@@ -308,8 +308,7 @@ int atm_subif_setup(struct atm_ctl *a, unsigned s)
 	if ((err = tun_create(cs->name, pt->mtu, &rt->set.tun_fd, &pt->ifindex)) != 0)
 		return err;
 	for (unsigned i = 0; i < cs->naddrs; i++)
-		if ((err = netdev_addr4_add(pt->ifindex, cs->addrs[i].addr, cs->addrs[i].plen)) !=
-		    0)
+		if ((err = netdev_addr4_add(pt->ifindex, cs->addrs[i].addr, cs->addrs[i].plen)) != 0)
 			return err;
 	return 0;
 }
@@ -365,18 +364,15 @@ static void tun_readable(evutil_socket_t fd, short what, void *arg)
 		ssize_t n = read(fd, buf, sizeof(buf));
 		if (n <= 0)
 			break;
-		uint32_t dst =
-		    n >= 20 && (buf[0] >> 4) == 4
-		        ? (uint32_t)buf[16] << 24 | buf[17] << 16 | buf[18] << 8 | buf[19]
-		        : 0;
+		uint32_t dst = n >= 20 && (buf[0] >> 4) == 4
+		                   ? (uint32_t)buf[16] << 24 | buf[17] << 16 | buf[18] << 8 | buf[19]
+		                   : 0;
 		int vc = subif_vc_for(rt, dst);
 		if (vc < 0 && dst) {
-			/* Not a direct peer: the gateway our FIB uses for it on this subinterface.
-			 */
+			/* Not a direct peer: the gateway our FIB uses for it on this subinterface. */
 			uint32_t g = fib4_lookup(a->dp->fib, dst);
 			if (g) {
-				const struct nexthop *nh =
-				    &a->dp->nht->nh[a->dp->nht->nhg[g].slot[0]];
+				const struct nexthop *nh = &a->dp->nht->nh[a->dp->nht->nhg[g].slot[0]];
 				if (nh->port == rt->port && nh->gw)
 					vc = subif_vc_for(rt, nh->gw);
 			}

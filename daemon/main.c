@@ -168,8 +168,7 @@ static int ports_open(struct dataplane *dp, const struct cfg *cfg, struct atm_ct
 				log_warnx("port %s (netdev %s): cannot be opened, see above",
 				          cfg->ports[i].name, cfg->ports[i].netdev);
 			else
-				log_warnx("port %s: cannot be opened, see above",
-				          cfg->ports[i].name);
+				log_warnx("port %s: cannot be opened, see above", cfg->ports[i].name);
 			return err;
 		}
 		log_info("port %s: %s on %s (ifindex %d, mtu %u), %u queue(s)", pt->name,

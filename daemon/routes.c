@@ -19,8 +19,8 @@ static int dp_port_index(const struct cfg *cfg, const char *name)
 	return i >= 0 ? (int)cfg->nports + i : -1;
 }
 
-static unsigned routes_connected_one(struct rib *rib, unsigned port, const struct cfg_addr4 *addrs,
-                                     unsigned naddrs)
+static unsigned routes_connected_one(struct rib *rib, unsigned port,
+                                     const struct cfg_addr4 *addrs, unsigned naddrs)
 {
 	struct rib_path on_port = {.port = (int)port, .weight = 1};
 	unsigned failed = 0;
@@ -35,11 +35,12 @@ static unsigned routes_connected_one(struct rib *rib, unsigned port, const struc
 		failed += rib_route_set(rib, a, 32, RIB_SRC_LOCAL, NH_LOCAL, NULL, 0) != 0;
 		if (len >= 31) /* RFC 3021: /31 and /32 have no broadcast */
 			continue;
-		failed += rib_route_set(rib, a & mask, len, RIB_SRC_CONNECTED, NH_GLEAN, &on_port,
-		                        1) != 0;
+		failed += rib_route_set(rib, a & mask, len, RIB_SRC_CONNECTED, NH_GLEAN,
+		                        &on_port, 1) != 0;
 		/* Directed broadcast is not forwarded by default (RFC 2644): the host takes
 		 * it. */
-		failed += rib_route_set(rib, a | ~mask, 32, RIB_SRC_LOCAL, NH_LOCAL, NULL, 0) != 0;
+		failed += rib_route_set(rib, a | ~mask, 32, RIB_SRC_LOCAL, NH_LOCAL, NULL,
+		                        0) != 0;
 	}
 	return failed;
 }

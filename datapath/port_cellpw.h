@@ -26,16 +26,16 @@
 #include "atm/aal5.h"
 #include "atm/cell.h"
 #include "atm/pw.h"
-#include "atm/vc.h"
 #include "event_ring.h"
+#include "atm/vc.h"
 #include "port.h"
 #include "stats.h"
 
-#define CELLPW_MAX_CELLS    176 /* cells per carrier frame, RFC 4717 N:1 */
-#define CELLPW_TX_FRAMES    64  /* frames staged per flush */
-#define CELLPW_FRAME_MAX    (PW_HDR_MAX + CELLPW_MAX_CELLS * ATM_PW_CELL_SIZE)
-#define CELLPW_SDU_HEADROOM 16         /* room for the synthetic Ethernet header */
-#define CELLPW_SDU_MAX      (9180 + 8) /* RFC 2225 MTU + LLC/SNAP */
+#define CELLPW_MAX_CELLS 176                 /* cells per carrier frame, RFC 4717 N:1 */
+#define CELLPW_TX_FRAMES 64                  /* frames staged per flush */
+#define CELLPW_FRAME_MAX (PW_HDR_MAX + CELLPW_MAX_CELLS * ATM_PW_CELL_SIZE)
+#define CELLPW_SDU_HEADROOM 16               /* room for the synthetic Ethernet header */
+#define CELLPW_SDU_MAX      (9180 + 8)       /* RFC 2225 MTU + LLC/SNAP */
 #define CELLPW_RXBUF_SZ     (CELLPW_SDU_HEADROOM + CELLPW_SDU_MAX + 64)
 #define CELLPW_SEG_CELLS    ((CELLPW_SDU_MAX + 8 + 47) / 48)
 #define CELLPW_VC_HASH      1024
@@ -59,7 +59,7 @@ struct host_ring {
 
 /* Driver settings, filled in by the daemon before queue_open (port.drv). */
 struct cellpw_settings {
-	char carrier[16]; /* Ethernet netdev carrying the pseudowire */
+	char carrier[16];    /* Ethernet netdev carrying the pseudowire */
 	int carrier_ifindex;
 	uint8_t carrier_mac[6];
 	uint32_t carrier_mtu;
@@ -67,8 +67,8 @@ struct cellpw_settings {
 	uint32_t max_cells;
 	uint32_t concat_us;
 	const struct port_ops *carrier_ops; /* NULL = afpacket; tests use an in-memory one */
-	struct atm_vc *vcs;                 /* the dataplane's VC table */
-	uint16_t vc_ids[CELLPW_PORT_VCS];   /* VCs on this port */
+	struct atm_vc *vcs; /* the dataplane's VC table */
+	uint16_t vc_ids[CELLPW_PORT_VCS]; /* VCs on this port */
 	unsigned nvcs;
 	uint32_t ip4_of_subif[PORT_MAX]; /* our address per subinterface, for InATMARP */
 };
@@ -76,8 +76,8 @@ struct cellpw_settings {
 struct cellpw_queue {
 	struct port *port;
 	struct cellpw_settings *set;
-	struct port carrier_port;   /* the carrier netdev as a port of its own */
-	struct port_queue *carrier; /* its queue (afpacket) */
+	struct port carrier_port;     /* the carrier netdev as a port of its own */
+	struct port_queue *carrier;   /* its queue (afpacket) */
 	struct atm_port_counters ctr;
 
 	/* VPI/VCI -> VC, open addressing; key 0 = empty (VPI 0/VCI 0 is never a PVC). */
@@ -92,14 +92,14 @@ struct cellpw_queue {
 	unsigned sdu_used;
 
 	/* TX: carrier frames being filled with cells. */
-	uint8_t *tx_buf; /* CELLPW_TX_FRAMES frames */
+	uint8_t *tx_buf;        /* CELLPW_TX_FRAMES frames */
 	struct pkt tx_pkt[CELLPW_TX_FRAMES];
 	struct pkt *tx_ptr[CELLPW_TX_FRAMES];
-	unsigned tx_nframes; /* complete frames staged */
-	unsigned tx_cells;   /* cells in the frame being filled (frame tx_nframes) */
+	unsigned tx_nframes;    /* complete frames staged */
+	unsigned tx_cells;      /* cells in the frame being filled (frame tx_nframes) */
 	uint64_t tx_partial_since_us;
 	uint16_t tx_seq;
-	uint8_t *seg_buf; /* one PDU's cells, CELLPW_SEG_CELLS */
+	uint8_t *seg_buf;       /* one PDU's cells, CELLPW_SEG_CELLS */
 	uint64_t now_us;
 	uint64_t service_ms;
 
@@ -147,7 +147,7 @@ struct atmsub_settings {
 	struct port *atm_port; /* the cellpw port below */
 	int tun_fd;            /* the subinterface's TUN: punted packets go there */
 	bool p2p;
-	uint16_t p2p_vc; /* point-to-point: its one VC */
+	uint16_t p2p_vc;       /* point-to-point: its one VC */
 };
 
 #endif

@@ -57,7 +57,7 @@ static unsigned sdu_rx(struct cellpw_queue *c, uint16_t vc_id, struct atm_vc *vc
 	if (cap)
 		cellpw_capture(vc, cap, false, sdu, len);
 	if (rfc2684_decap(vc->cfg.encap == VC_ENCAP_LLC_SNAP ? RFC2684_LLC_ROUTED
-	                                                     : RFC2684_VCMUX_IPV4,
+	                                                      : RFC2684_VCMUX_IPV4,
 	                  sdu, len, &ethertype, &hlen) != 0) {
 		vc_discard(vc, VC_DROP_UNKNOWN_LLC);
 		return 0;
@@ -79,8 +79,8 @@ static unsigned sdu_rx(struct cellpw_queue *c, uint16_t vc_id, struct atm_vc *vc
 	eth[12] = (uint8_t)(ethertype >> 8);
 	eth[13] = (uint8_t)ethertype;
 	memcpy(eth + 14, sdu + hlen, iplen);
-	*out = (struct pkt){
-	    .data = eth, .len = 14 + iplen, .in_port = vc->cfg.subif, .l2_class = PKT_L2_HOST};
+	*out = (struct pkt){.data = eth, .len = 14 + iplen, .in_port = vc->cfg.subif,
+	                    .l2_class = PKT_L2_HOST};
 	return 1;
 }
 
@@ -143,8 +143,7 @@ static unsigned frame_rx(struct cellpw_queue *c, const struct pkt *f, struct pkt
 			continue;
 		}
 		uint32_t len;
-		enum aal5_status st =
-		    aal5_reasm_cell(&vc->rx, cell + 4, pti & ATM_PTI_AUU, now_ms, &len);
+		enum aal5_status st = aal5_reasm_cell(&vc->rx, cell + 4, pti & ATM_PTI_AUU, now_ms, &len);
 		if (st == AAL5_MORE)
 			continue;
 		if (st != AAL5_DONE) {

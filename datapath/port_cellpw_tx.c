@@ -116,9 +116,9 @@ void cellpw_vc_send(struct cellpw_queue *c, uint16_t vc_id, const uint8_t *prefi
 		vc_discard(vc, VC_DROP_TOO_BIG);
 		return;
 	}
-	unsigned ncells =
-	    aal5_segment(prefix, prefix_len, sdu, len, atm_hdr_make(vc->cfg.vpi, vc->cfg.vci, 0, 0),
-	                 c->seg_buf, ATM_PW_CELL_SIZE);
+	unsigned ncells = aal5_segment(prefix, prefix_len, sdu, len,
+	                               atm_hdr_make(vc->cfg.vpi, vc->cfg.vci, 0, 0), c->seg_buf,
+	                               ATM_PW_CELL_SIZE);
 	if (vc->cfg.pcr == 0) {
 		unsigned sent = cells_append(c, c->seg_buf, ncells);
 		vc_cells_out(vc, sent);
@@ -133,8 +133,7 @@ void cellpw_vc_send(struct cellpw_queue *c, uint16_t vc_id, const uint8_t *prefi
 			return;
 		}
 		for (unsigned i = 0; i < ncells; i++) {
-			uint32_t slot =
-			    (vc->shape_head + vc->shape_count + i) % vc->cfg.queue_cells;
+			uint32_t slot = (vc->shape_head + vc->shape_count + i) % vc->cfg.queue_cells;
 			memcpy(vc->shape_q + (size_t)slot * ATM_PW_CELL_SIZE,
 			       c->seg_buf + (size_t)i * ATM_PW_CELL_SIZE, ATM_PW_CELL_SIZE);
 		}
