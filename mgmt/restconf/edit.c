@@ -70,13 +70,21 @@ static int raw_prefix_check(const char *text, const char *key, struct restconf_e
 {
 	size_t klen = strlen(key);
 
+	bool xml = klen && key[klen - 1] == '>'; /* <prefix>10.0.0.0/8</prefix> */
+
 	for (const char *p = strstr(text, key); p; p = strstr(p + 1, key)) {
 		const char *v = p + klen, *end;
-		while (isspace((unsigned char)*v) || *v == ':' || *v == '=')
+		while (isspace((unsigned char)*v) || (!xml && (*v == ':' || *v == '=')))
 			v++;
-		if (*v != '"' && *v != '\'')
+		if (xml) {
+			end = strchr(v, '<');
+			while (end && end > v && isspace((unsigned char)end[-1]))
+				end--;
+			v--; /* as if quoted */
+		} else if (*v != '"' && *v != '\'') {
 			continue;
-		end = strchr(v + 1, *v);
+		} else
+			end = strchr(v + 1, *v);
 		if (end && prefix_has_host_bits(v + 1, (size_t)(end - v - 1))) {
 			rc_err_set(err, 400, "invalid-value", NULL,
 			           "host bits set in prefix %.*s: write the network address",
@@ -107,8 +115,9 @@ static void path_under(struct restconf_err *err, const char *parent_xpath)
 		memcpy(err->path, full, sizeof(full));
 }
 
-static struct lyd_node *body_parse(struct restconf *rc, const char *body, const char *parent_xpath,
-                                   struct lyd_node **parsed, struct restconf_err *err)
+static struct lyd_node *body_parse(struct restconf *rc, const char *body, bool xml,
+                                   const char *parent_xpath, struct lyd_node **parsed,
+                                   struct restconf_err *err)
 {
 	struct lyd_node *top = NULL, *parent = NULL;
 	struct ly_in *in = NULL;
@@ -122,8 +131,8 @@ static struct lyd_node *body_parse(struct restconf *rc, const char *body, const 
 		return NULL;
 	}
 	if (ly_in_new_memory(body, &in) != LY_SUCCESS ||
-	    lyd_parse_data(rc->ctx, parent, in, LYD_JSON, opts, 0, parent ? NULL : &top) !=
-	        LY_SUCCESS) {
+	    lyd_parse_data(rc->ctx, parent, in, xml ? LYD_XML : LYD_JSON, opts, 0,
+	                   parent ? NULL : &top) != LY_SUCCESS) {
 		rc_err_from_ly(rc->ctx, err, "request body");
 		path_under(err, parent_xpath);
 		ly_in_free(in, 0);
@@ -131,7 +140,7 @@ static struct lyd_node *body_parse(struct restconf *rc, const char *body, const 
 		return NULL;
 	}
 	ly_in_free(in, 0);
-	if (raw_prefix_check(body, "prefix\"", err)) {
+	if (raw_prefix_check(body, xml ? "prefix>" : "prefix\"", err)) {
 		lyd_free_all(top);
 		return NULL;
 	}
@@ -172,8 +181,8 @@ static struct lyd_node *find(struct lyd_node *tree, const char *xpath)
 
 /* The edit on a copy of the running tree. Sets *created for 201. */
 static int edit_candidate(struct restconf *rc, enum evhttp_cmd_type m, const struct rc_target *t,
-                          const char *body, struct lyd_node **cand, bool *created, char *location,
-                          size_t loclen, struct restconf_err *err)
+                          const char *body, bool xml, struct lyd_node **cand, bool *created,
+                          char *location, size_t loclen, struct restconf_err *err)
 {
 	struct lyd_node *top = NULL, *parsed = NULL, *old;
 	int rv = -1;
@@ -203,9 +212,10 @@ static int edit_candidate(struct restconf *rc, enum evhttp_cmd_type m, const str
 			return -1;
 		}
 	}
-	top = body_parse(
-	    rc, body, m == EVHTTP_REQ_POST ? (t->all_instances ? t->parent : t->xpath) : t->parent,
-	    &parsed, err);
+	top =
+	    body_parse(rc, body, xml,
+	               m == EVHTTP_REQ_POST ? (t->all_instances ? t->parent : t->xpath) : t->parent,
+	               &parsed, err);
 	if (!top)
 		return -1;
 	if (m == EVHTTP_REQ_POST) {
@@ -365,8 +375,9 @@ void rc_edit(struct restconf *rc, struct evhttp_request *req, const char *uri_pa
 		rc_err_set(&err, 500, "operation-failed", NULL, "out of memory");
 		goto fail;
 	}
-	if (edit_candidate(rc, m, &t, body, &cand, &created, location + strlen(location),
-	                   sizeof(location) - strlen(location), &err) ||
+	if (edit_candidate(rc, m, &t, body, rc_body_xml(req), &cand, &created,
+	                   location + strlen(location), sizeof(location) - strlen(location),
+	                   &err) ||
 	    candidate_check(rc, cand, &next, &json, &len, &err))
 		goto fail;
 	if (commit(rc, &next, json, len, &err) != 0) {

@@ -85,12 +85,53 @@ static const char *err_type(const struct restconf_err *err)
 	return "application";
 }
 
+/* XML character data (XML 1.0 section 2.4): escape the markup characters. */
+static void xml_text(struct evbuffer *b, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '<')
+			evbuffer_add_printf(b, "&lt;");
+		else if (*s == '>')
+			evbuffer_add_printf(b, "&gt;");
+		else if (*s == '&')
+			evbuffer_add_printf(b, "&amp;");
+		else if ((unsigned char)*s >= 0x20 || *s == '\t')
+			evbuffer_add(b, s, 1);
+	}
+}
+
+/* RFC 8040 7.1 in XML; the error-path's prefixes are the module names, declared here. */
+static void error_xml(struct evbuffer *b, const struct restconf_err *err)
+{
+	evbuffer_add_printf(b,
+	                    "<errors xmlns=\"" RC_NS "\"><error><error-type>%s</error-type>"
+	                    "<error-tag>%s</error-tag>",
+	                    err_type(err), err->tag);
+	if (err->path[0]) {
+		evbuffer_add_printf(b, "<error-path xmlns:cellgate=\"%s\">",
+		                    "urn:cellgate:params:xml:ns:yang:cellgate");
+		xml_text(b, err->path);
+		evbuffer_add_printf(b, "</error-path>");
+	}
+	evbuffer_add_printf(b, "<error-message>");
+	xml_text(b, err->msg);
+	evbuffer_add_printf(b, "</error-message></error></errors>\n");
+}
+
 void rc_reply_error(struct evhttp_request *req, const struct restconf_err *err)
 {
 	struct evbuffer *b = evbuffer_new();
 
 	if (!b) {
 		evhttp_send_error(req, 500, NULL);
+		return;
+	}
+	if (rc_reply_xml(req)) {
+		error_xml(b, err);
+		evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
+		                  RC_YANG_XML);
+		evhttp_send_reply(req, err->status, NULL, b);
+		evbuffer_free(b);
 		return;
 	}
 	evbuffer_add_printf(b,

@@ -18,7 +18,8 @@ enum content { CONTENT_ALL, CONTENT_CONFIG, CONTENT_NONCONFIG };
 
 struct get_params {
 	enum content content;
-	unsigned depth; /* 0 = unbounded */
+	unsigned depth;   /* 0 = unbounded */
+	char fields[512]; /* RFC 8040 4.8.3, ';'-separated relative paths; "" = all */
 };
 
 struct lyd_node *rc_state_tree(struct restconf *rc, struct restconf_err *err)
@@ -59,7 +60,7 @@ static int params_parse(const char *query, struct get_params *p, struct restconf
 	struct evkeyval *kv;
 	int rc = 0;
 
-	*p = (struct get_params){CONTENT_ALL, 0};
+	*p = (struct get_params){CONTENT_ALL, 0, ""};
 	if (!query || !*query)
 		return 0;
 	if (evhttp_parse_query_str(query, &q) != 0) {
@@ -85,10 +86,18 @@ static int params_parse(const char *query, struct get_params *p, struct restconf
 				rc = -1;
 			else
 				p->depth = (unsigned)d;
+		} else if (!strcmp(kv->key, "fields")) {
+			/* Paths separated by ';'; the "a(b;c)" grouping form is not supported. */
+			if (strlen(kv->value) >= sizeof(p->fields) ||
+			    strpbrk(kv->value, "()[]='\"") || !kv->value[0])
+				rc = -1;
+			else
+				snprintf(p->fields, sizeof(p->fields), "%s", kv->value);
 		} else {
-			rc_err_set(err, 400, "invalid-value", NULL,
-			           "query parameter '%.64s' is not supported (content, depth are)",
-			           kv->key);
+			rc_err_set(
+			    err, 400, "invalid-value", NULL,
+			    "query parameter '%.64s' is not supported (content, depth, fields are)",
+			    kv->key);
 			evhttp_clear_headers(&q);
 			return -1;
 		}
@@ -112,6 +121,76 @@ static void prune(struct lyd_node *node, unsigned level, unsigned depth)
 		else
 			prune(c, level + 1, depth);
 	}
+}
+
+/* fields: keep what a field selects, the nodes on the way to it, and list keys. */
+static void fields_prune(struct lyd_node *node, const struct ly_set *match,
+                         const struct ly_set *way)
+{
+	struct lyd_node *c, *next;
+
+	for (c = lyd_child_no_keys(node); c; c = next) {
+		next = c->next;
+		if (ly_set_contains(match, c, NULL))
+			continue;
+		if (ly_set_contains(way, c, NULL))
+			fields_prune(c, match, way);
+		else
+			lyd_free_tree(c);
+	}
+}
+
+/* The descendants of `node` along steps[0..n) (node names), into match; their ancestors into way.
+ */
+static void fields_match(struct lyd_node *node, char **steps, unsigned n, struct ly_set *match,
+                         struct ly_set *way)
+{
+	struct lyd_node *c;
+	const char *name = strchr(steps[0], ':') ? strchr(steps[0], ':') + 1 : steps[0];
+
+	LY_LIST_FOR(lyd_child(node), c)
+	{
+		if (strcmp(c->schema->name, name))
+			continue;
+		if (n == 1) {
+			ly_set_add(match, c, 1, NULL);
+			continue;
+		}
+		ly_set_add(way, c, 1, NULL);
+		fields_match(c, steps + 1, n - 1, match, way);
+	}
+}
+
+/* RFC 8040 4.8.3 on one copied-out target node: a;b/c selects those descendants. */
+static int fields_apply(struct lyd_node *target, const char *fields, struct restconf_err *err)
+{
+	struct ly_set *match = NULL, *way = NULL;
+	char buf[512], *save = NULL;
+	int rc = 0;
+
+	if (!fields[0])
+		return 0;
+	snprintf(buf, sizeof(buf), "%s", fields);
+	if (ly_set_new(&match) || ly_set_new(&way)) {
+		rc_err_set(err, 500, "operation-failed", NULL, "out of memory");
+		rc = -1;
+		goto out;
+	}
+	for (char *f = strtok_r(buf, ";", &save); f; f = strtok_r(NULL, ";", &save)) {
+		char *steps[32], *save2 = NULL;
+		unsigned n = 0;
+
+		for (char *st = strtok_r(f, "/", &save2); st && n < 32;
+		     st = strtok_r(NULL, "/", &save2))
+			steps[n++] = st;
+		if (n)
+			fields_match(target, steps, n, match, way);
+	}
+	fields_prune(target, match, way);
+out:
+	ly_set_free(match, NULL);
+	ly_set_free(way, NULL);
+	return rc;
 }
 
 /* Does the target (xpath) lie inside, or contain, the state container? */
@@ -178,6 +257,11 @@ static struct lyd_node *select_nodes(struct lyd_node *tree, const struct rc_targ
 		if (p->depth)
 			prune(dup, 1, p->depth);
 		lyd_insert_sibling(out, dup, &out);
+		if (fields_apply(dup, p->fields, err) != 0) {
+			lyd_free_all(out);
+			ly_set_free(set, NULL);
+			return NULL;
+		}
 	}
 	ly_set_free(set, NULL);
 	return out;
@@ -191,6 +275,7 @@ void rc_get(struct restconf *rc, struct evhttp_request *req, const char *uri_pat
 	struct get_params p;
 	struct lyd_node *tree = NULL, *sel = NULL;
 	char *out = NULL;
+	bool xml = rc_reply_xml(req);
 
 	if (params_parse(query, &p, &err) || rc_target_parse(rc->ctx, uri_path, &t, &err) ||
 	    build_tree(rc, &t, &p, &tree, &err))
@@ -198,13 +283,24 @@ void rc_get(struct restconf *rc, struct evhttp_request *req, const char *uri_pat
 	sel = select_nodes(tree, &t, &p, &err);
 	if (!sel && t.xpath[0])
 		goto fail;
-	lyd_print_mem(&out, sel, LYD_JSON, LYD_PRINT_WITHSIBLINGS);
+	lyd_print_mem(&out, sel, xml ? LYD_XML : LYD_JSON, LYD_PRINT_WITHSIBLINGS);
 	if (!t.xpath[0]) {
 		/* RFC 8040 3.3.1: the datastore root is the ietf-restconf:data container. */
 		size_t n = out ? strlen(out) : 0;
-		char *wrapped = malloc(n + 64);
+		char *wrapped = malloc(n + 128);
+		if (wrapped && xml)
+			snprintf(wrapped, n + 128, "<data xmlns=\"" RC_NS "\">\n%s</data>\n",
+			         n ? out : "");
+		else if (wrapped)
+			snprintf(wrapped, n + 128, "{\"ietf-restconf:data\":%s}\n", n ? out : "{}");
+		free(out);
+		out = wrapped;
+	} else if (xml && sel && sel->next) {
+		/* Several instances (a list without keys) need one XML root element. */
+		size_t n = out ? strlen(out) : 0;
+		char *wrapped = malloc(n + 128);
 		if (wrapped)
-			snprintf(wrapped, n + 64, "{\"ietf-restconf:data\":%s}\n", n ? out : "{}");
+			snprintf(wrapped, n + 128, "<data xmlns=\"" RC_NS "\">\n%s</data>\n", out);
 		free(out);
 		out = wrapped;
 	}
@@ -212,7 +308,7 @@ void rc_get(struct restconf *rc, struct evhttp_request *req, const char *uri_pat
 		rc_err_set(&err, 500, "operation-failed", NULL, "cannot print the data");
 		goto fail;
 	}
-	rc_reply(req, 200, RC_YANG_JSON, out, strlen(out));
+	rc_reply(req, 200, xml ? RC_YANG_XML : RC_YANG_JSON, out, strlen(out));
 	goto done;
 fail:
 	rc_reply_error(req, &err);

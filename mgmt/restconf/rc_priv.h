@@ -10,6 +10,8 @@
 
 #define RC_PATH_MAX  2048 /* longest XPath a request URI may turn into */
 #define RC_YANG_JSON "application/yang-data+json"
+#define RC_YANG_XML  "application/yang-data+xml"
+#define RC_NS        "urn:ietf:params:xml:ns:yang:ietf-restconf"
 
 struct restconf {
 	struct event_base *base;
@@ -36,6 +38,11 @@ int rc_target_parse(const struct ly_ctx *ctx, const char *uri_path, struct rc_ta
                     struct restconf_err *err);
 /* A data node's RFC 8040 URI path (after /restconf/data), percent-encoded. */
 int rc_node_uri(const struct lyd_node *node, char *buf, size_t len);
+
+/* server.c: RFC 8040 5.2 media types. The reply's from Accept (JSON unless
+ * only XML is accepted), the body's from Content-Type. */
+bool rc_reply_xml(struct evhttp_request *req);
+bool rc_body_xml(struct evhttp_request *req);
 
 /* error.c */
 #define rc_err_set restconf_err_set

@@ -115,17 +115,33 @@ static void method_not_allowed(struct evhttp_request *req, const char *allow)
 	rc_reply_error(req, &err);
 }
 
-/* RFC 8040 5.2: JSON only for now; a body in another media type is refused. */
-static bool body_type_ok(struct evhttp_request *req)
+bool rc_reply_xml(struct evhttp_request *req)
+{
+	const char *a = evhttp_find_header(evhttp_request_get_input_headers(req), "Accept");
+
+	return a && strstr(a, RC_YANG_XML) && !strstr(a, RC_YANG_JSON) &&
+	       !strstr(a, "application/json");
+}
+
+bool rc_body_xml(struct evhttp_request *req)
+{
+	const char *ct = evhttp_find_header(evhttp_request_get_input_headers(req), "Content-Type");
+
+	return ct && (!strncmp(ct, RC_YANG_XML, strlen(RC_YANG_XML)) ||
+	              !strncmp(ct, "application/xml", 15));
+}
+
+/* RFC 8040 5.2: JSON or XML (data resources only); a body in another media type is refused. */
+static bool body_type_ok(struct evhttp_request *req, bool xml_ok)
 {
 	const char *ct = evhttp_find_header(evhttp_request_get_input_headers(req), "Content-Type");
 	struct restconf_err err;
 
 	if (!ct || !strncmp(ct, RC_YANG_JSON, strlen(RC_YANG_JSON)) ||
-	    !strncmp(ct, "application/json", 16))
+	    !strncmp(ct, "application/json", 16) || (xml_ok && rc_body_xml(req)))
 		return true;
-	rc_err_set(&err, 415, "invalid-value", NULL,
-	           "Content-Type %.64s is not supported: use " RC_YANG_JSON, ct);
+	rc_err_set(&err, 415, "invalid-value", NULL, "Content-Type %.64s is not supported: use %s",
+	           ct, xml_ok ? RC_YANG_JSON " or " RC_YANG_XML : RC_YANG_JSON);
 	rc_reply_error(req, &err);
 	return false;
 }
@@ -146,14 +162,14 @@ static void dispatch(struct evhttp_request *req, void *arg)
 			rc_get(rc, req, rest, query);
 		else if (m == EVHTTP_REQ_PUT || m == EVHTTP_REQ_PATCH || m == EVHTTP_REQ_POST ||
 		         m == EVHTTP_REQ_DELETE) {
-			if (m == EVHTTP_REQ_DELETE || body_type_ok(req))
+			if (m == EVHTTP_REQ_DELETE || body_type_ok(req, true))
 				rc_edit(rc, req, rest);
 		} else
 			method_not_allowed(req, "GET, HEAD, PUT, PATCH, POST, DELETE");
 	} else if (prefix_is(path, "/restconf/operations", &rest) && *rest) {
 		if (m != EVHTTP_REQ_POST)
 			method_not_allowed(req, "POST");
-		else if (body_type_ok(req))
+		else if (body_type_ok(req, false))
 			rc_operation(rc, req, rest + 1);
 	} else if (!strcmp(path, "/restconf") || !strcmp(path, "/restconf/")) {
 		api_root(req);

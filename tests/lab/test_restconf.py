@@ -76,7 +76,50 @@ def test_content_and_depth(router):
     d2 = rc.get(router, R + "/port=eth0?depth=2").json()["cellgate:port"][0]
     assert d2["name"] == "eth0" and "netdev" in d2 and "address" not in json.dumps(d2)
     assert rc.get(router, R + "?depth=0").status == 400
-    assert rc.get(router, R + "?fields=x").status == 400
+    assert rc.get(router, R + "?bogus=1").status == 400
+    assert rc.get(router, R + "?fields=a(b)").status == 400
+
+
+def test_fields(router):
+    p = rc.get(router, R + "/state/port=eth0?fields=rx-packets;drop/packets").json()
+    p = p["cellgate:port"][0]
+    assert set(p) == {"name", "rx-packets", "drop"}
+    assert set(p["drop"][0]) == {"reason", "packets"}
+    st = rc.get(router, R + "/state?fields=port/name;fib/routes").json()["cellgate:state"]
+    assert set(st) == {"port", "fib"} and set(st["fib"]) == {"routes"}
+    assert [x["name"] for x in st["port"]] == ["eth0", "eth1", "eth2"]
+
+
+def test_xml(router):
+    """RFC 8040 5.2: XML when the client accepts only XML, XML bodies accepted."""
+    import xml.etree.ElementTree as ET
+    ns = "{urn:cellgate:params:xml:ns:yang:cellgate}"
+    r = rc.request(router, "GET", "/restconf/data" + R + "/system",
+                   ctype="application/yang-data+xml")
+    assert r.headers["content-type"] == rc.JSON  # Accept decides, not Content-Type
+    cmd = ["curl", "-s", "--unix-socket", rc.sock(router), "-H",
+           "Accept: application/yang-data+xml",
+           "http://localhost/restconf/data" + R + "/system"]
+    import subprocess
+    doc = ET.fromstring(subprocess.run(cmd, capture_output=True, timeout=10).stdout)
+    assert doc.tag == ns + "system" and doc.find(ns + "workers").text == "1"
+    body = ('<system xmlns="urn:cellgate:params:xml:ns:yang:cellgate">'
+            '<icmp-rate-limit>150</icmp-rate-limit></system>')
+    r = rc.request(router, "PATCH", "/restconf/data" + R + "/system", body,
+                   ctype="application/yang-data+xml")
+    assert r.status == 204, r
+    assert startup(router)["cellgate:cellgate"]["system"]["icmp-rate-limit"] == 150
+    bad = ('<static-route xmlns="urn:cellgate:params:xml:ns:yang:cellgate">'
+           '<prefix>10.61.0.1/24</prefix><action>blackhole</action></static-route>')
+    r = rc.request(router, "POST", "/restconf/data" + ROUTES, bad,
+                   ctype="application/yang-data+xml")
+    assert r.status == 400 and "host bits" in r.error()["error-message"]
+    cmd = ["curl", "-s", "--unix-socket", rc.sock(router), "-H",
+           "Accept: application/yang-data+xml", "http://localhost/restconf/data" + R + "/nope"]
+    err = ET.fromstring(subprocess.run(cmd, capture_output=True, timeout=10).stdout)
+    rns = "{urn:ietf:params:xml:ns:yang:ietf-restconf}"
+    assert err.tag == rns + "errors"
+    assert err.find(rns + "error/" + rns + "error-tag").text == "unknown-element"
 
 
 def test_state_counts_forwarded_traffic(topo, router):
@@ -255,8 +298,8 @@ def test_oversized_body_is_413(router):
 
 
 def test_wrong_media_type_is_415(router):
-    r = rc.request(router, "PATCH", "/restconf/data" + R + "/system", "<system/>",
-                   ctype="application/yang-data+xml")
+    r = rc.request(router, "PATCH", "/restconf/data" + R + "/system", "icmp-burst=5",
+                   ctype="application/x-www-form-urlencoded")
     assert r.status == 415
 
 
