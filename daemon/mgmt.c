@@ -324,6 +324,7 @@ int mgmt_start(struct control *ctl)
 	                          .startup_path = ctl->config_path,
 	                          .unix_path = sock,
 	                          .unix_group = r->unix_group,
+	                          .cfg = r,
 	                          .max_body = r->max_body_size ? r->max_body_size
 	                                                       : CFG_RESTCONF_BODY_DEFAULT};
 
@@ -332,13 +333,15 @@ int mgmt_start(struct control *ctl)
 	m->ctl = ctl;
 	ctl->mgmt = m;
 	be.arg = m;
-	if (r->unix_disabled) {
+	if (r->unix_disabled && !r->nlisteners) {
 		log_info("restconf: no listener configured");
 		return 0;
 	}
-	if ((size_t)snprintf(sock, sizeof(sock), "%s", r->unix_path) >= sizeof(sock) ||
-	    (!r->unix_path[0] && (size_t)snprintf(sock, sizeof(sock), "%s/restconf.sock",
-	                                          ctl->rundir) >= sizeof(sock))) {
+	sock[0] = '\0';
+	if (!r->unix_disabled &&
+	    ((size_t)snprintf(sock, sizeof(sock), "%s", r->unix_path) >= sizeof(sock) ||
+	     (!r->unix_path[0] && (size_t)snprintf(sock, sizeof(sock), "%s/restconf.sock",
+	                                           ctl->rundir) >= sizeof(sock)))) {
 		log_warnx("restconf: socket path too long (at most %zu bytes)", sizeof(sock) - 1);
 		return -ENAMETOOLONG;
 	}
@@ -348,7 +351,11 @@ int mgmt_start(struct control *ctl)
 		return -EINVAL;
 	}
 	atm_set_ping_cb(ctl->atm, ping_result, m);
-	log_info("restconf: listening on %s", sock);
+	if (sock[0])
+		log_info("restconf: listening on %s", sock);
+	for (unsigned i = 0; i < r->nlisteners; i++)
+		log_info("restconf: listening on %s port %u (%s)", r->listeners[i].address,
+		         r->listeners[i].port, r->listeners[i].certificate[0] ? "https" : "http");
 	return 0;
 }
 

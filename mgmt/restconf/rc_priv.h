@@ -13,6 +13,17 @@
 #define RC_YANG_XML  "application/yang-data+xml"
 #define RC_NS        "urn:ietf:params:xml:ns:yang:ietf-restconf"
 
+struct restconf;
+
+/* One evhttp: the UNIX socket's, or a TCP listener's (tcp.c). */
+struct rc_listener {
+	struct restconf *rc;
+	struct evhttp *http;
+	bool tcp;               /* requests must authenticate */
+	bool client_certs;      /* a verified client certificate is enough */
+	struct ssl_ctx_st *ssl; /* SSL_CTX, NULL = plain HTTP */
+};
+
 struct restconf {
 	struct event_base *base;
 	struct evhttp *http;
@@ -22,8 +33,23 @@ struct restconf {
 	char startup_path[4096];
 	char unix_path[108];
 	int unix_fd;
+	size_t max_body;
 	struct lyd_node *running; /* the running configuration as a tree (from cfg_print) */
+	struct rc_listener local; /* the UNIX socket */
+	unsigned ntcp;
+	struct rc_listener tcp[CFG_RC_LISTENERS];
+	unsigned nusers;
+	struct cfg_rc_user users[CFG_RC_USERS];
 };
+
+/* server.c: an evhttp with the limits and the request router, for listener l. */
+struct evhttp *rc_http_new(struct restconf *rc, struct rc_listener *l);
+
+/* tcp.c */
+int rc_tcp_start(struct restconf *rc, const struct cfg_restconf *c, char *errbuf, size_t errlen);
+void rc_tcp_stop(struct restconf *rc);
+/* False when the request must not go on (401 sent). */
+bool rc_authorized(struct rc_listener *l, struct evhttp_request *req);
 
 /* A request target: RFC 8040 3.5.3 URI path turned into a libyang path. */
 struct rc_target {

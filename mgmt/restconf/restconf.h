@@ -57,11 +57,12 @@ struct restconf_backend {
 };
 
 struct restconf_opts {
-	const char *yang_dir;     /* where cellgate.yang is */
-	const char *startup_path; /* rewritten atomically after every accepted change */
-	const char *unix_path;    /* the UNIX socket */
-	const char *unix_group;   /* "" = leave the group as created */
-	size_t max_body;          /* bytes */
+	const char *yang_dir;           /* where cellgate.yang is */
+	const char *startup_path;       /* rewritten atomically after every accepted change */
+	const char *unix_path;          /* the UNIX socket */
+	const char *unix_group;         /* "" = leave the group as created */
+	size_t max_body;                /* bytes */
+	const struct cfg_restconf *cfg; /* TCP listeners and users, or NULL */
 };
 
 /* Fill an error (status, RFC 8040 error-tag, error-path or NULL, message). */

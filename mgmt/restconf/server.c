@@ -148,7 +148,8 @@ static bool body_type_ok(struct evhttp_request *req, bool xml_ok)
 
 static void dispatch(struct evhttp_request *req, void *arg)
 {
-	struct restconf *rc = arg;
+	struct rc_listener *l = arg;
+	struct restconf *rc = l->rc;
 	const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(req);
 	const char *path = uri ? evhttp_uri_get_path(uri) : NULL, *rest;
 	const char *query = uri ? evhttp_uri_get_query(uri) : NULL;
@@ -157,6 +158,8 @@ static void dispatch(struct evhttp_request *req, void *arg)
 
 	if (!path)
 		path = "/";
+	if (!rc_authorized(l, req))
+		return;
 	if (prefix_is(path, "/restconf/data", &rest)) {
 		if (m == EVHTTP_REQ_GET || m == EVHTTP_REQ_HEAD)
 			rc_get(rc, req, rest, query);
@@ -237,6 +240,23 @@ fail:
 	return -err;
 }
 
+struct evhttp *rc_http_new(struct restconf *rc, struct rc_listener *l)
+{
+	struct evhttp *http = evhttp_new(rc->base);
+
+	if (!http)
+		return NULL;
+	evhttp_set_allowed_methods(http, EVHTTP_REQ_GET | EVHTTP_REQ_HEAD | EVHTTP_REQ_PUT |
+	                                     EVHTTP_REQ_PATCH | EVHTTP_REQ_POST |
+	                                     EVHTTP_REQ_DELETE | EVHTTP_REQ_OPTIONS);
+	/* A larger body is refused with 413 before it is read (evhttp). */
+	evhttp_set_max_body_size(http, (ev_ssize_t)rc->max_body);
+	evhttp_set_max_headers_size(http, RC_HEADERS_MAX);
+	evhttp_set_timeout(http, RC_TIMEOUT_S);
+	evhttp_set_gencb(http, dispatch, l);
+	return http;
+}
+
 struct restconf *restconf_start(struct event_base *base, const struct restconf_backend *be,
                                 const struct restconf_opts *o, char *errbuf, size_t errlen)
 {
@@ -262,19 +282,15 @@ struct restconf *restconf_start(struct event_base *base, const struct restconf_b
 		snprintf(errbuf, errlen, "restconf: %s", err.msg);
 		goto fail;
 	}
-	rc->http = evhttp_new(base);
+	rc->max_body = o->max_body;
+	rc->local = (struct rc_listener){.rc = rc};
+	rc->http = rc->local.http = rc_http_new(rc, &rc->local);
 	if (!rc->http) {
 		snprintf(errbuf, errlen, "restconf: out of memory");
 		goto fail;
 	}
-	evhttp_set_allowed_methods(rc->http, EVHTTP_REQ_GET | EVHTTP_REQ_HEAD | EVHTTP_REQ_PUT |
-	                                         EVHTTP_REQ_PATCH | EVHTTP_REQ_POST |
-	                                         EVHTTP_REQ_DELETE | EVHTTP_REQ_OPTIONS);
-	/* A larger body is refused with 413 before it is read (evhttp). */
-	evhttp_set_max_body_size(rc->http, (ev_ssize_t)o->max_body);
-	evhttp_set_max_headers_size(rc->http, RC_HEADERS_MAX);
-	evhttp_set_timeout(rc->http, RC_TIMEOUT_S);
-	evhttp_set_gencb(rc->http, dispatch, rc);
+	if (o->cfg && rc_tcp_start(rc, o->cfg, errbuf, errlen) != 0)
+		goto fail;
 	if (o->unix_path && o->unix_path[0]) {
 		rc->unix_fd = unix_listen(o->unix_path, o->unix_group, errbuf, errlen);
 		if (rc->unix_fd < 0)
@@ -297,6 +313,7 @@ void restconf_stop(struct restconf *rc)
 {
 	if (!rc)
 		return;
+	rc_tcp_stop(rc);
 	if (rc->http)
 		evhttp_free(rc->http); /* closes the listening socket it was given */
 	else if (rc->unix_fd >= 0)
