@@ -150,6 +150,22 @@ void rc_reply_error(struct evhttp_request *req, const struct restconf_err *err)
 	evbuffer_free(b);
 }
 
+bool rc_reply_xml(struct evhttp_request *req)
+{
+	const char *a = evhttp_find_header(evhttp_request_get_input_headers(req), "Accept");
+
+	return a && strstr(a, RC_YANG_XML) && !strstr(a, RC_YANG_JSON) &&
+	       !strstr(a, "application/json");
+}
+
+bool rc_body_xml(struct evhttp_request *req)
+{
+	const char *ct = evhttp_find_header(evhttp_request_get_input_headers(req), "Content-Type");
+
+	return ct && (!strncmp(ct, RC_YANG_XML, strlen(RC_YANG_XML)) ||
+	              !strncmp(ct, "application/xml", 15));
+}
+
 void rc_reply(struct evhttp_request *req, int status, const char *ctype, const char *body,
               size_t len)
 {

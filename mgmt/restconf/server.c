@@ -115,22 +115,6 @@ static void method_not_allowed(struct evhttp_request *req, const char *allow)
 	rc_reply_error(req, &err);
 }
 
-bool rc_reply_xml(struct evhttp_request *req)
-{
-	const char *a = evhttp_find_header(evhttp_request_get_input_headers(req), "Accept");
-
-	return a && strstr(a, RC_YANG_XML) && !strstr(a, RC_YANG_JSON) &&
-	       !strstr(a, "application/json");
-}
-
-bool rc_body_xml(struct evhttp_request *req)
-{
-	const char *ct = evhttp_find_header(evhttp_request_get_input_headers(req), "Content-Type");
-
-	return ct && (!strncmp(ct, RC_YANG_XML, strlen(RC_YANG_XML)) ||
-	              !strncmp(ct, "application/xml", 15));
-}
-
 /* RFC 8040 5.2: JSON or XML (data resources only); a body in another media type is refused. */
 static bool body_type_ok(struct evhttp_request *req, bool xml_ok)
 {
