@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <event2/event.h>
 #include <getopt.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -347,6 +348,10 @@ int main(int argc, char **argv)
 		cfg_free(&cfg);
 		return rc;
 	}
+	/* RESTCONF rewrites the startup file later, after daemon() moved to "/". */
+	static char config_abs[PATH_MAX];
+	if (o.config[0] != '/' && realpath(o.config, config_abs))
+		o.config = config_abs;
 	if (!o.foreground && daemon(0, 0) != 0)
 		fatal("daemon");
 	rc = run(&o, &cfg);
