@@ -5,12 +5,14 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <urcu-qsbr.h>
 
 #include "atm.h"
 #include "datapath/log.h"
 #include "datapath/port_atmsock.h"
 #include "datapath/port_cellpw.h"
 #include "netdev.h"
+#include "stats_fields.h"
 #include "tun.h"
 
 #define ATM_PORT_MTU    9180 /* the ATM port's own netdev carries nothing; RFC 2225 default */
@@ -41,6 +43,8 @@ struct atm_ctl {
 	uint64_t now_ms;
 	atm_vc_state_fn vc_state_fn; /* SNMP notifications */
 	void *vc_state_arg;
+	atm_ping_fn ping_cb;
+	void *ping_arg;
 };
 
 static void atm_capture_close(struct atm_ctl *a, unsigned v);
@@ -439,6 +443,8 @@ static void atm_event(struct atm_ctl *a, const struct dp_event *ev, uint64_t now
 			a->pings_lost[ev->vc]++;
 			log_info("%s: OAM loopback not answered", name);
 		}
+		if (a->ping_cb)
+			a->ping_cb(a->ping_arg, ev->vc, ev->val);
 		break;
 	default:
 		break;
@@ -490,6 +496,82 @@ void atm_set_vc_state_hook(struct atm_ctl *a, atm_vc_state_fn fn, void *arg)
 	a->vc_state_arg = arg;
 }
 
+int atm_capture_start(struct atm_ctl *a, unsigned v, const char *path)
+{
+	struct atm_vc *vc;
+	struct pcap_sunatm *cap;
+	uint8_t *buf;
+	int err;
+
+	if (!a->dp->vcs || v >= a->dp->nvcs || !a->pw[a->cfg->pvcs[v].port])
+		return -ENOENT;
+	vc = &a->dp->vcs[v];
+	if (__atomic_load_n(&vc->cap, __ATOMIC_ACQUIRE))
+		return -EBUSY;
+	cap = calloc(1, sizeof(*cap));
+	buf = malloc(CELLPW_SDU_MAX);
+	if (!cap || !buf) {
+		free(cap);
+		free(buf);
+		return -ENOMEM;
+	}
+	if ((err = pcap_sunatm_open(cap, path)) != 0) {
+		free(cap);
+		free(buf);
+		return err;
+	}
+	/* The buffer and the open file first, then the pointer the worker tests (vc.h). */
+	vc->cap_buf = buf;
+	__atomic_store_n(&vc->cap, cap, __ATOMIC_RELEASE);
+	log_info("VC %u/%u: capturing AAL5 SDUs to %s", vc->cfg.vpi, vc->cfg.vci, path);
+	return 0;
+}
+
+int atm_capture_stop(struct atm_ctl *a, unsigned v)
+{
+	struct atm_vc *vc;
+	struct pcap_sunatm *cap;
+	int err;
+
+	if (!a->dp->vcs || v >= a->dp->nvcs)
+		return -ENOENT;
+	vc = &a->dp->vcs[v];
+	cap = __atomic_load_n(&vc->cap, __ATOMIC_ACQUIRE);
+	if (!cap)
+		return -ENOENT;
+	__atomic_store_n(&vc->cap, NULL, __ATOMIC_RELEASE);
+	/* The worker may be inside a write: free only after it passed a quiescent state. */
+	synchronize_rcu();
+	err = pcap_sunatm_close(cap);
+	free(cap);
+	free(vc->cap_buf);
+	vc->cap_buf = NULL;
+	log_info("VC %u/%u: capture stopped%s", vc->cfg.vpi, vc->cfg.vci,
+	         err ? ": records were lost" : "");
+	return err;
+}
+
+void atm_vc_info(const struct atm_ctl *a, unsigned vc, struct atm_vc_info *out)
+{
+	*out = (struct atm_vc_info){0};
+	if (vc >= a->cfg->npvcs)
+		return;
+	out->peer_learned = a->learned[vc] != 0;
+	out->peer = a->learned[vc] ? a->learned[vc] : a->cfg->pvcs[vc].peer_addr;
+	out->last_rtt_us = a->last_rtt_us[vc];
+}
+
+const char *atm_port_carrier(const struct atm_ctl *a, unsigned port)
+{
+	return port < PORT_MAX && a->pw[port] ? a->pw[port]->carrier : "";
+}
+
+void atm_set_ping_cb(struct atm_ctl *a, atm_ping_fn fn, void *arg)
+{
+	a->ping_cb = fn;
+	a->ping_arg = arg;
+}
+
 void atm_stats_json(const struct atm_ctl *a, const struct stats_snapshot *s, FILE *out)
 {
 	char b[INET_ADDRSTRLEN];
@@ -502,20 +584,14 @@ void atm_stats_json(const struct atm_ctl *a, const struct stats_snapshot *s, FIL
 
 		fprintf(out,
 		        "%s{\"port\":\"%s\",\"interface\":\"%s\",\"vpi\":%u,\"vci\":%u,"
-		        "\"oper\":\"%s\",\"oper-change-ms\":%lu,\"peer\":\"%s\","
-		        "\"cells-in\":%lu,\"clp0-cells-in\":%lu,\"cells-out\":%lu,"
-		        "\"clp0-cells-out\":%lu,\"pdus-in\":%lu,\"pdus-out\":%lu,\"octets-in\":%lu,"
-		        "\"octets-out\":%lu,\"oam-in\":%lu,\"oam-out\":%lu,\"loopbacks-sent\":%lu,"
-		        "\"loopback-replies\":%lu,\"loopbacks-lost\":%lu,\"loopbacks-answered\":%lu,"
-		        "\"inatmarp-in\":%lu,\"inatmarp-out\":%lu,\"oper-changes\":%lu,"
-		        "\"last-ping-rtt-us\":%u,\"discards-total\":%lu,\"discards\":{",
+		        "\"oper\":\"%s\",\"oper-change-ms\":%lu,\"peer\":\"%s\"",
 		        v ? "," : "", a->dp->ports[sv->atm_port].name, a->dp->ports[sv->subif].name,
-		        sv->vpi, sv->vci, sv->oper == VC_OPER_UP ? "up" : "down", sv->oper_change_ms,
-		        ip_str(a->learned[v] ? a->learned[v] : pc->peer_addr, b), c->cells_in,
-		        c->clp0_cells_in, c->cells_out, c->clp0_cells_out, c->pdus_in, c->pdus_out,
-		        c->octets_in, c->octets_out, c->oam_in, c->oam_out, c->lb_sent,
-		        c->lb_replies, c->lb_lost, c->lb_answered, c->inatmarp_in, c->inatmarp_out,
-		        c->oper_changes, a->last_rtt_us[v], sv->discards_total);
+		        sv->vpi, sv->vci, sv->oper == VC_OPER_UP ? "up" : "down",
+		        sv->oper_change_ms,
+		        ip_str(a->learned[v] ? a->learned[v] : pc->peer_addr, b));
+		stats_fields_json(out, vc_counter_fields, c, false);
+		fprintf(out, ",\"last-ping-rtt-us\":%u,\"discards-total\":%lu,\"discards\":{",
+		        a->last_rtt_us[v], sv->discards_total);
 		for (unsigned r = 0; r < VC_DROP__MAX; r++)
 			fprintf(out, "%s\"%s\":%lu", r ? "," : "", vc_drop_name[r], c->discards[r]);
 		fputs("}}", out);
@@ -527,19 +603,13 @@ void atm_stats_json(const struct atm_ctl *a, const struct stats_snapshot *s, FIL
 
 		if (!s->is_atm[p])
 			continue;
-		fprintf(out,
-		        "%s{\"name\":\"%s\",\"carrier\":\"%s\",\"frames-in\":%lu,\"octets-in\":%lu,"
-		        "\"frames-out\":%lu,\"octets-out\":%lu,\"cells-in\":%lu,\"cells-out\":%lu,"
-		        "\"non-pw-frames\":%lu,\"pw-bad-label\":%lu,\"pw-malformed\":%lu,"
-		        "\"seq-errors\":%lu,\"unknown-vc-cells\":%lu,\"tx-full\":%lu,\"host-tx\":%lu,"
-		        "\"host-tx-drops\":%lu,\"no-vc\":%lu,\"punted\":%lu,\"punt-errors\":%lu,"
-		        "\"events-lost\":%lu}",
-		        first ? "" : ",", a->dp->ports[p].name, a->pw[p] ? a->pw[p]->carrier : "",
-		        c->frames_in, c->octets_in, c->frames_out, c->octets_out, c->cells_in,
-		        c->cells_out, c->non_pw_frames, c->pw_bad_label, c->pw_malformed,
-		        c->seq_errors, c->unknown_vc_cells, c->tx_full, c->host_tx,
-		        c->host_tx_drops, c->no_vc, c->punted, c->punt_errors,
-		        c->events_lost);
+		/* The TUN readers' drops are in the snapshot already (atm_stats_fixup). */
+		struct atm_port_counters ac = *c;
+
+		fprintf(out, "%s{\"name\":\"%s\",\"carrier\":\"%s\"", first ? "" : ",",
+		        a->dp->ports[p].name, a->pw[p] ? a->pw[p]->carrier : "");
+		stats_fields_json(out, atm_port_counter_fields, &ac, false);
+		fputc('}', out);
 		first = false;
 	}
 	fputc(']', out);

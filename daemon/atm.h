@@ -56,6 +56,29 @@ bool atm_vc_learned(const struct atm_ctl *a, unsigned vc, uint32_t *ip, uint64_t
 typedef void (*atm_vc_state_fn)(void *arg, unsigned vc, uint8_t oper);
 void atm_set_vc_state_hook(struct atm_ctl *a, atm_vc_state_fn fn, void *arg);
 
+/*
+ * Start capturing VC v's AAL5 SDUs to `path` (pcap, LINKTYPE_SUNATM) while
+ * the workers run, or stop. cellpw VCs only. 0, -ENOENT (no such VC, or
+ * nothing to stop), -EBUSY (already capturing) or the file's errno.
+ */
+int atm_capture_start(struct atm_ctl *a, unsigned v, const char *path);
+int atm_capture_stop(struct atm_ctl *a, unsigned v);
+
+/* What the control thread knows of VC `vc` beyond the stats snapshot. */
+struct atm_vc_info {
+	uint32_t peer;        /* far end's IPv4 (host order), 0 = unknown */
+	bool peer_learned;    /* from InATMARP, else the static peer-address */
+	uint32_t last_rtt_us; /* last answered on-demand loopback, 0 = none */
+};
+void atm_vc_info(const struct atm_ctl *a, unsigned vc, struct atm_vc_info *out);
+
+/* ATM port `port`: its carrier netdev ("" if none). */
+const char *atm_port_carrier(const struct atm_ctl *a, unsigned port);
+
+/* Told the result of every on-demand loopback (rtt_us 0 = not answered). */
+typedef void (*atm_ping_fn)(void *arg, unsigned vc, uint32_t rtt_us);
+void atm_set_ping_cb(struct atm_ctl *a, atm_ping_fn fn, void *arg);
+
 /* JSON object members "vcs": [...], "atm-ports": [...] for the stats dump. */
 void atm_stats_json(const struct atm_ctl *a, const struct stats_snapshot *s, FILE *out);
 

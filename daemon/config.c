@@ -482,6 +482,7 @@ static int cfg_fill(const struct cfg_pstate *ps, struct cfg *cfg, const struct l
 			return rc;
 	}
 	rc = cfg_fill_routes(ps, cfg, cfg_child(top, "routing"));
+	cfg_mgmt_fill(cfg, top);
 	rc = rc ? rc : cfg_atm_fill(ps, cfg, top);
 	return rc ? rc : cfg_snmp_fill(ps, cfg, top);
 }

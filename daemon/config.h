@@ -112,6 +112,36 @@ struct cfg_snmp {
 	uint32_t ping_interval_s; /* AgentX ping, and reconnect attempts while unconnected */
 };
 
+#define CFG_RESTCONF_BODY_DEFAULT (1u << 20)
+
+#define CFG_RC_LISTENERS 4 /* restconf/tcp-listener */
+#define CFG_RC_USERS     8 /* restconf/user */
+
+struct cfg_rc_listener {
+	char address[46]; /* INET6_ADDRSTRLEN */
+	uint16_t port;
+	char certificate[256]; /* "" = plain HTTP (loopback only) */
+	char private_key[256];
+	char client_ca[256];
+};
+
+struct cfg_rc_user {
+	char name[64];
+	char password_hash[256]; /* crypt(3) */
+};
+
+/* The management API server (/cellgate/restconf); see daemon/config_mgmt.c. */
+struct cfg_restconf {
+	bool unix_disabled;     /* unix-socket/enabled false (zero = the defaults) */
+	char unix_path[108];    /* "" = RUNDIR/restconf.sock */
+	char unix_group[32];    /* "" = the daemon's group */
+	uint32_t max_body_size; /* bytes, 0 = the default (CFG_RESTCONF_BODY_DEFAULT) */
+	unsigned nlisteners;
+	struct cfg_rc_listener listeners[CFG_RC_LISTENERS];
+	unsigned nusers;
+	struct cfg_rc_user users[CFG_RC_USERS];
+};
+
 struct cfg {
 	unsigned workers; /* datapath threads, default 1 */
 	unsigned nworker_cpus;
@@ -134,6 +164,7 @@ struct cfg {
 	struct cfg_pvc *pvcs; /* heap, sorted by port, vpi, vci */
 
 	struct cfg_snmp snmp;
+	struct cfg_restconf restconf;
 };
 
 /*

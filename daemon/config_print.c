@@ -176,6 +176,7 @@ int cfg_print(const struct cfg *cfg, FILE *out)
 	if (cfg->nroutes)
 		rc = print_routing(out, cfg);
 	cfg_snmp_print(out, cfg);
+	cfg_mgmt_print(out, cfg);
 	fprintf(out, "\n  }\n}\n");
 	if (!rc && ferror(out))
 		rc = -EIO;

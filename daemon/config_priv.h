@@ -48,6 +48,9 @@ int cfg_atm_fill(const struct cfg_pstate *ps, struct cfg *cfg, const struct lyd_
 /* config_snmp.c: the snmp container (absent: subagent off), and its printout. */
 int cfg_snmp_fill(const struct cfg_pstate *ps, struct cfg *cfg, const struct lyd_node *top);
 void cfg_snmp_print(FILE *out, const struct cfg *cfg);
+/* config_mgmt.c: the management containers (restconf). */
+void cfg_mgmt_fill(struct cfg *cfg, const struct lyd_node *top);
+void cfg_mgmt_print(FILE *out, const struct cfg *cfg);
 
 /* config_print.c, for config_atm_print.c */
 void json_str(FILE *out, const char *s);

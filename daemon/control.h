@@ -13,6 +13,7 @@
 
 struct snmp_agent;
 struct snmp_source;
+struct mgmt;
 
 struct control {
 	struct event_base *base;
@@ -28,16 +29,35 @@ struct control {
 	int exit_code;
 	struct snmp_agent *snmp;      /* NULL: no subagent */
 	struct snmp_source *snmp_src; /* what it reads (control_snmp.c) */
+
+	/* Management (daemon/mgmt*.c): the startup file and the schema it is checked against. */
+	const char *config_path;
+	const char *yang_dir;
+	struct mgmt *mgmt;
+	/* clear-counters (stats_snap.c): counters at the last clear, and when (CLOCK_REALTIME ms).
+	 */
+	struct stats_snapshot *stats_base;
+	uint64_t start_ms;
+	uint64_t port_clear_ms[PORT_MAX];
+	uint64_t vc_clear_ms[VC_MAX];
 };
+
+/* CLOCK_REALTIME in milliseconds. */
+uint64_t control_realtime_ms(void);
+
+/*
+ * The stats snapshot all readers share (stats dump, RESTCONF, /metrics,
+ * SNMP): dp_stats_take() plus the kernel ring drops and what the control
+ * thread counts itself (TUN reads with no VC), minus the clear-counters
+ * baseline. 0 (cannot fail today).
+ */
+int control_stats_take(struct control *ctl, struct stats_snapshot *snap);
+
+/* clear-counters: port `port` (with its VCs), or everything when port < 0. 0 or -ENOMEM. */
+int control_stats_clear(struct control *ctl, int port);
 
 /* Run the loop until SIGTERM/SIGINT. 0 on a clean stop. */
 int control_run(struct control *ctl);
-
-/*
- * The counters as every reader sees them (stats dump, SNMP): the datapath's
- * snapshot plus what the control thread counts itself.
- */
-void control_stats_take(struct control *ctl, struct stats_snapshot *snap);
 
 /* The SNMP subagent, if /cellgate/snmp is configured; failures are logged, never fatal. */
 void control_snmp_start(struct control *ctl);

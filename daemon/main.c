@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <event2/event.h>
 #include <getopt.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 #include "config.h"
 #include "control.h"
 #include "datapath/log.h"
+#include "mgmt.h"
 #include "netdev.h"
 #include "privdrop.h"
 #include "routes.h"
@@ -281,7 +283,12 @@ static void pidfile_remove(const char *rundir)
 static int run(struct options *o, struct cfg *cfg)
 {
 	static struct dataplane dp;
-	struct control ctl = {.cfg = cfg, .dp = &dp, .rundir = o->rundir};
+	struct control ctl = {.cfg = cfg,
+	                      .dp = &dp,
+	                      .rundir = o->rundir,
+	                      .config_path = o->config,
+	                      .yang_dir = o->yang_dir,
+	                      .start_ms = control_realtime_ms()};
 	int rc = 1;
 
 	if (netdev_ip_forward_get() == 1)
@@ -315,6 +322,11 @@ static int run(struct options *o, struct cfg *cfg)
 		goto out;
 	if (rundir_make(o->rundir, uid, gid) != 0)
 		goto out;
+	control_snmp_start(&ctl);
+	/* The API socket before the drop (its group; a TCP listener may want a low port),
+	 * and before the pid file: once that exists, the API answers. */
+	if (mgmt_start(&ctl) != 0)
+		goto out;
 	/* Everything privileged is open: drop before any thread starts, so all inherit it. */
 	if (o->user && privdrop_apply(o->user, uid, gid) != 0)
 		goto out;
@@ -322,7 +334,6 @@ static int run(struct options *o, struct cfg *cfg)
 	if (dp_workers_start(&dp, ctl.worker_cpu, cfg->workers) != 0)
 		goto out;
 	control_cpus_pick(ctl.worker_cpu, cfg->workers);
-	control_snmp_start(&ctl);
 	if (pidfile_write(o->rundir) != 0)
 		goto stop;
 	log_info("cellgated %s running: %u port(s), %u worker(s)", PACKAGE_VERSION, dp.nports,
@@ -335,15 +346,18 @@ static int run(struct options *o, struct cfg *cfg)
 	service_stopping();
 	pidfile_remove(o->rundir);
 stop:
-	control_snmp_stop(&ctl);
 	dp_workers_stop(&dp);
 out:
 	if (rc != 0)
 		log_warnx("cellgated: startup failed, exiting");
+	mgmt_stop(&ctl);
+	if (ctl.atm)
+		control_snmp_stop(&ctl);
 	ports_close(&dp);
 	neigh_free(ctl.neigh);
 	atm_free(ctl.atm);
 	rib_free(ctl.rib);
+	free(ctl.stats_base);
 	if (ctl.base)
 		event_base_free(ctl.base);
 	dp_fini(&dp);
@@ -370,6 +384,10 @@ int main(int argc, char **argv)
 		cfg_free(&cfg);
 		return rc;
 	}
+	/* RESTCONF rewrites the startup file later, after daemon() moved to "/". */
+	static char config_abs[PATH_MAX];
+	if (o.config[0] != '/' && realpath(o.config, config_abs))
+		o.config = config_abs;
 	if (!o.foreground && daemon(0, 0) != 0)
 		fatal("daemon");
 	rc = run(&o, &cfg);

@@ -374,3 +374,10 @@ void neigh_dump_json(const struct neigh_table *nt, FILE *out)
 	}
 	fputc(']', out);
 }
+
+void neigh_walk(const struct neigh_table *nt, neigh_walk_fn fn, void *arg)
+{
+	for (unsigned b = 0; b < NEIGH_BUCKETS; b++)
+		for (const struct neigh_entry *e = nt->bucket[b]; e; e = e->next)
+			fn(arg, e->port, e->ip, e->mac, e->state);
+}

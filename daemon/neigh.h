@@ -53,6 +53,11 @@ void neigh_seen(struct neigh_table *nt, uint16_t port, uint32_t ip, const uint8_
 void neigh_timer(struct neigh_table *nt, uint64_t now_ms);
 
 void neigh_get_counters(const struct neigh_table *nt, struct neigh_counters *out);
+/* Call fn for every entry, in no particular order. */
+typedef void (*neigh_walk_fn)(void *arg, uint16_t port, uint32_t ip, const uint8_t mac[6],
+                              enum neigh_state state);
+void neigh_walk(const struct neigh_table *nt, neigh_walk_fn fn, void *arg);
+
 /* JSON array of entries, for the stats dump. */
 void neigh_dump_json(const struct neigh_table *nt, FILE *out);
 

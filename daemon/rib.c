@@ -313,3 +313,37 @@ void rib_get_counts(const struct rib *rib, struct rib_counts *out)
 	out->nhgroups = rib->nnhg;
 	out->errors = rib->errors;
 }
+
+static void rib_entry_fill(const struct rib *rib, const struct rib_route *r, struct rib_entry *e)
+{
+	const struct nhg_meta *g = &rib->nhg_meta[r->installed];
+
+	e->prefix = (uint32_t)(r->key >> 8);
+	e->len = (uint8_t)r->key;
+	e->source = RIB_SRC__MAX;
+	for (int s = RIB_SRC__MAX - 1; s >= 0; s--)
+		if (r->nhg[s] == r->installed)
+			e->source = (enum rib_source)s;
+	e->npaths = 0;
+	e->type = NH_UNUSED;
+	for (unsigned i = 0; i < g->n && i < NHG_PATHS_MAX; i++) {
+		const struct nexthop *nh = &rib->dp->nht->nh[g->nh[i]];
+		if (i == 0)
+			e->type = (enum nh_type)nh->type;
+		e->paths[e->npaths++] =
+		    (struct rib_path){.gw = nh->gw, .port = nh->port, .weight = g->w[i]};
+	}
+}
+
+void rib_walk(const struct rib *rib, rib_walk_fn fn, void *arg)
+{
+	struct rib_entry e;
+
+	for (uint32_t b = 0; b < rib->nbuckets; b++)
+		for (const struct rib_route *r = rib->buckets[b]; r; r = r->next) {
+			if (!r->installed)
+				continue;
+			rib_entry_fill(rib, r, &e);
+			fn(arg, &e);
+		}
+}

@@ -75,4 +75,18 @@ void rib_get_counts(const struct rib *rib, struct rib_counts *out);
 
 const char *rib_source_name(enum rib_source s);
 
+/* One installed route as rib_walk reports it. */
+struct rib_entry {
+	uint32_t prefix;
+	uint8_t len;
+	enum rib_source source; /* the source whose route is installed */
+	enum nh_type type;      /* of the first next hop */
+	unsigned npaths;
+	struct rib_path paths[16]; /* NHG_PATHS_MAX */
+};
+typedef void (*rib_walk_fn)(void *arg, const struct rib_entry *e);
+
+/* Call fn for every route installed in the FIB, in no particular order. */
+void rib_walk(const struct rib *rib, rib_walk_fn fn, void *arg);
+
 #endif

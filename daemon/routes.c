@@ -1,4 +1,7 @@
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "routes.h"
 
@@ -96,4 +99,78 @@ int routes_apply_config(struct rib *rib, const struct cfg *cfg)
 	for (unsigned i = 0; i < cfg->nroutes; i++)
 		failed += route_static_one(rib, cfg, &cfg->routes[i]) != 0;
 	return failed;
+}
+
+static const struct cfg_route *route_find(const struct cfg *cfg, const struct cfg_route *r)
+{
+	return bsearch(r, cfg->routes, cfg->nroutes, sizeof(*r), cfg_route_cmp);
+}
+
+static bool route_same(const struct cfg_route *a, const struct cfg_route *b)
+{
+	if (a->action != b->action || a->nnexthops != b->nnexthops ||
+	    strcmp(a->interface, b->interface))
+		return false;
+	for (unsigned i = 0; i < a->nnexthops; i++)
+		if (a->nexthops[i].gateway != b->nexthops[i].gateway ||
+		    a->nexthops[i].weight != b->nexthops[i].weight ||
+		    strcmp(a->nexthops[i].port, b->nexthops[i].port))
+			return false;
+	return true;
+}
+
+/* Put the RIB's static route for r's prefix back to what `cfg` says (absent: none). */
+static void route_restore(struct rib *rib, const struct cfg *cfg, const struct cfg_route *r)
+{
+	const struct cfg_route *old = route_find(cfg, r);
+
+	if (old)
+		route_static_one(rib, cfg, old);
+	else
+		rib_route_del(rib, r->prefix, r->plen, RIB_SRC_STATIC);
+}
+
+/* One change: `r` is in `next` (set it) or only in `cur` (delete it). */
+struct route_change {
+	const struct cfg_route *r;
+	bool del;
+};
+
+int routes_static_update(struct rib *rib, const struct cfg *cur, const struct cfg *next,
+                         char *failed, size_t failedlen)
+{
+	struct route_change *ch = calloc(cur->nroutes + next->nroutes + 1, sizeof(*ch));
+	unsigned n = 0, i;
+	int err = 0;
+
+	if (!ch)
+		return -ENOMEM;
+	/* cfg_parse leaves routes sorted, so both lookups are binary searches. */
+	for (i = 0; i < cur->nroutes; i++)
+		if (!route_find(next, &cur->routes[i]))
+			ch[n++] = (struct route_change){&cur->routes[i], true};
+	for (i = 0; i < next->nroutes; i++) {
+		const struct cfg_route *old = route_find(cur, &next->routes[i]);
+		if (!old || !route_same(old, &next->routes[i]))
+			ch[n++] = (struct route_change){&next->routes[i], false};
+	}
+	for (i = 0; i < n && !err; i++) {
+		const struct cfg_route *r = ch[i].r;
+		err = ch[i].del ? rib_route_del(rib, r->prefix, r->plen, RIB_SRC_STATIC)
+		                : route_static_one(rib, next, r);
+		if (err && ch[i].del && err == -ENOENT)
+			err = 0; /* it never got installed (startup failure): nothing to delete */
+		if (err) {
+			char ip[16];
+			uint32_t a = r->prefix;
+			snprintf(ip, sizeof(ip), "%u.%u.%u.%u", a >> 24, (a >> 16) & 255,
+			         (a >> 8) & 255, a & 255);
+			snprintf(failed, failedlen, "%s/%u", ip, r->plen);
+		}
+	}
+	if (err) /* undo, newest first, including the failed one's partial effect */
+		while (i-- > 0)
+			route_restore(rib, cur, ch[i].r);
+	free(ch);
+	return err;
 }

@@ -12,4 +12,14 @@
  */
 int routes_apply_config(struct rib *rib, const struct cfg *cfg);
 
+/*
+ * Make the static routes of `next` those in the RIB, where `cur` are
+ * installed now: routes gone are deleted, new or changed ones set. All or
+ * nothing: on the first failure what was done is undone and the error
+ * (negative errno) returned, with the route's prefix in `failed` (a
+ * "a.b.c.d/len" string). 0 on success.
+ */
+int routes_static_update(struct rib *rib, const struct cfg *cur, const struct cfg *next,
+                         char *failed, size_t failedlen);
+
 #endif

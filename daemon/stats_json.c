@@ -9,38 +9,23 @@
 
 #include "control.h"
 #include "datapath/log.h"
+#include "stats_fields.h"
 
 static void port_json(FILE *out, const struct port *pt, const struct stats_port *sp)
 {
-	const struct port_counters *c = &sp->c;
-
-	fprintf(out,
-	        "{\"name\":\"%s\",\"netdev\":\"%s\",\"rx-packets\":%lu,\"rx-octets\":%lu,"
-	        "\"tx-packets\":%lu,\"tx-octets\":%lu,\"forwarded\":%lu,\"to-kernel\":%lu,"
-	        "\"icmp-out\":%lu,\"icmp-ratelimited\":%lu,\"fragmented\":%lu,"
-	        "\"fragments-out\":%lu,\"rx-gso-packets\":%lu,\"gso-segmented\":%lu,"
-	        "\"gso-segments-out\":%lu,\"rx-ring-drops\":%lu,"
-	        "\"drops-total\":%lu,\"drops\":{",
-	        pt->name, pt->netdev, c->rx_packets, c->rx_octets, c->tx_packets, c->tx_octets,
-	        c->forwarded, c->to_kernel, c->icmp_out, c->icmp_ratelimited, c->fragmented,
-	        c->fragments_out, c->rx_gso_packets, c->gso_segmented, c->gso_segments_out,
-	        sp->rx_ring_drops, sp->drops_total);
+	/* Names are the schema's [A-Za-z0-9._-] and netdev names: nothing to escape. */
+	fprintf(out, "{\"name\":\"%s\",\"netdev\":\"%s\"", pt->name, pt->netdev);
+	stats_fields_json(out, port_counter_fields, &sp->c, false);
+	fprintf(out, ",\"rx-ring-drops\":%lu,\"drops-total\":%lu,\"drops\":{", sp->rx_ring_drops,
+	        sp->drops_total);
 	for (unsigned r = 0; r < DROP__MAX; r++)
-		fprintf(out, "%s\"%s\":%lu", r ? "," : "", drop_reason_name[r], c->drops[r]);
+		fprintf(out, "%s\"%s\":%lu", r ? "," : "", drop_reason_name[r], sp->c.drops[r]);
 	fputs("}}", out);
-}
-
-void control_stats_take(struct control *ctl, struct stats_snapshot *snap)
-{
-	dp_stats_take(ctl->dp, snap);
-	for (unsigned p = 0; p < snap->nports; p++)
-		snap->port[p].rx_ring_drops = ctl->rx_ring_drops[p];
-	atm_stats_fixup(ctl->atm, snap);
 }
 
 void control_stats_json(struct control *ctl, FILE *out)
 {
-	struct stats_snapshot snap;
+	static struct stats_snapshot snap; /* large; the control thread is the only caller */
 	struct rib_counts rc;
 	struct neigh_counters nc;
 

@@ -125,7 +125,8 @@ void cellpw_service(struct cellpw_queue *c, bool idle);
 void cellpw_tx_push(struct cellpw_queue *c, bool all);
 
 /* port_cellpw_ctl.c: OAM and InATMARP, in the worker; SDU capture. */
-void cellpw_capture(struct atm_vc *vc, bool outbound, const uint8_t *sdu, size_t len);
+void cellpw_capture(struct atm_vc *vc, struct pcap_sunatm *cap, bool outbound, const uint8_t *sdu,
+                    size_t len);
 void cellpw_oam_rx(struct cellpw_queue *c, uint16_t vc_id, const uint8_t payload[48], bool e2e);
 void cellpw_inatmarp_rx(struct cellpw_queue *c, uint16_t vc_id, const uint8_t *p, size_t len);
 void cellpw_vc_timers(struct cellpw_queue *c, uint64_t now_ms);

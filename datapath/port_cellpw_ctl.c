@@ -185,12 +185,13 @@ void cellpw_inatmarp_rx(struct cellpw_queue *c, uint16_t vc_id, const uint8_t *p
  * buffer (a syscall per buffer-full, not per packet) and are flushed by the
  * VC timer every CAPTURE_FLUSH_MS, so a reader sees them soon after.
  */
-void cellpw_capture(struct atm_vc *vc, bool outbound, const uint8_t *sdu, size_t len)
+void cellpw_capture(struct atm_vc *vc, struct pcap_sunatm *cap, bool outbound, const uint8_t *sdu,
+                    size_t len)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
-	pcap_sunatm_write(vc->cap, (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec,
+	pcap_sunatm_write(cap, (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec,
 	                  outbound, (uint8_t)vc->cfg.vpi, vc->cfg.vci,
 	                  vc->cfg.encap == VC_ENCAP_LLC_SNAP, sdu, len);
 }
@@ -206,8 +207,10 @@ void cellpw_vc_timers(struct cellpw_queue *c, uint64_t now_ms)
 		if (vc->cfg.oam_enabled)
 			oam_timer(c, id, vc, now_ms);
 		ping_timer(c, id, vc);
-		if (vc->cap && now_ms - vc->cap_flush_ms >= CAPTURE_FLUSH_MS) {
-			pcap_sunatm_flush(vc->cap);
+		/* Loaded once: the control thread may start or stop a capture (vc.h). */
+		struct pcap_sunatm *cap = __atomic_load_n(&vc->cap, __ATOMIC_ACQUIRE);
+		if (cap && now_ms - vc->cap_flush_ms >= CAPTURE_FLUSH_MS) {
+			pcap_sunatm_flush(cap);
 			vc->cap_flush_ms = now_ms;
 		}
 		if (vc->cfg.inatmarp && now_ms >= vc->inatmarp_next_ms) {

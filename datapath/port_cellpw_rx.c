@@ -53,8 +53,9 @@ static unsigned sdu_rx(struct cellpw_queue *c, uint16_t vc_id, struct atm_vc *vc
 
 	CTR_ADD(vc->ctr.pdus_in, 1);
 	CTR_ADD(vc->ctr.octets_in, len);
-	if (vc->cap)
-		cellpw_capture(vc, false, sdu, len);
+	struct pcap_sunatm *cap = __atomic_load_n(&vc->cap, __ATOMIC_ACQUIRE); /* once: see vc.h */
+	if (cap)
+		cellpw_capture(vc, cap, false, sdu, len);
 	if (rfc2684_decap(vc->cfg.encap == VC_ENCAP_LLC_SNAP ? RFC2684_LLC_ROUTED
 	                                                      : RFC2684_VCMUX_IPV4,
 	                  sdu, len, &ethertype, &hlen) != 0) {

@@ -132,12 +132,13 @@ static void vc_pdu_out(struct atm_vc *vc, const uint8_t *prefix, size_t prefix_l
 {
 	CTR_ADD(vc->ctr.pdus_out, 1);
 	CTR_ADD(vc->ctr.octets_out, prefix_len + len);
-	if (vc->cap) {
+	struct pcap_sunatm *cap = __atomic_load_n(&vc->cap, __ATOMIC_ACQUIRE); /* once: see vc.h */
+	if (cap) {
 		/* The capture wants the SDU in one piece, RFC 2684 header included. */
 		if (prefix_len)
 			memcpy(vc->cap_buf, prefix, prefix_len);
 		memcpy(vc->cap_buf + prefix_len, sdu, len);
-		cellpw_capture(vc, true, vc->cap_buf, prefix_len + len);
+		cellpw_capture(vc, cap, true, vc->cap_buf, prefix_len + len);
 	}
 }
 

@@ -10,7 +10,10 @@
  * served by worker 0, see port_cellpw.c). Counters follow the stats.h rule:
  * one writer, plain stores, readers load them relaxed. `oper`,
  * `oper_change_ms` and `ping_req` are the only fields another thread writes
- * or reads while the worker runs, and they are accessed atomically.
+ * or reads while the worker runs, and they are accessed atomically; so is
+ * `cap`, which the control thread publishes (cap_buf and the open file set
+ * up first) to start a capture at runtime, and clears to stop one, freeing
+ * it only after an RCU grace period: the worker loads `cap` once per use.
  */
 #ifndef CELLGATE_ATM_VC_H
 #define CELLGATE_ATM_VC_H

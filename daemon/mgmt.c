@@ -1,0 +1,379 @@
+/*
+ * The RESTCONF server's backend: the running configuration, the state
+ * document, runtime changes (validated by the server, applied here) and the
+ * operations. Control thread only, like everything it touches.
+ */
+#include <errno.h>
+#include <libyang/libyang.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "datapath/log.h"
+#include "mgmt.h"
+#include "mgmt/restconf/restconf.h"
+#include "routes.h"
+
+#define PING_COUNT_MAX 10
+
+/* A vc-ping in progress: loopbacks go one at a time, each waiting for its result. */
+struct mgmt_ping {
+	struct mgmt_ping *next;
+	unsigned vc, count, sent, received;
+	uint32_t rtt_us[PING_COUNT_MAX];
+	restconf_rpc_done_fn done;
+	void *cookie;
+};
+
+static const struct cfg *be_running(void *arg)
+{
+	struct mgmt *m = arg;
+	return m->ctl->cfg;
+}
+
+static int be_state_json(void *arg, FILE *out)
+{
+	struct mgmt *m = arg;
+	return mgmt_state_json(m->ctl, out);
+}
+
+/* What cannot change without a restart yet: say which part, so the client knows. */
+static int unsupported_change(const struct cfg *a, const struct cfg *b, struct restconf_err *err)
+{
+	const char *what = NULL, *path = NULL;
+
+	if (a->nports != b->nports || memcmp(a->ports, b->ports, sizeof(a->ports[0]) * a->nports) ||
+	    a->nsubifs != b->nsubifs ||
+	    memcmp(a->subifs, b->subifs, sizeof(a->subifs[0]) * a->nsubifs)) {
+		what = "ports, subinterfaces and their addresses";
+		path = "/cellgate:cellgate/port";
+	} else if (a->npvcs != b->npvcs ||
+	           (a->npvcs && memcmp(a->pvcs, b->pvcs, sizeof(a->pvcs[0]) * a->npvcs))) {
+		what = "PVCs";
+		path = "/cellgate:cellgate/port";
+	} else if (a->workers != b->workers || a->nworker_cpus != b->nworker_cpus ||
+	           memcmp(a->worker_cpus, b->worker_cpus, sizeof(a->worker_cpus))) {
+		what = "workers and worker-cpu";
+		path = "/cellgate:cellgate/system/workers";
+	} else if (memcmp(&a->restconf, &b->restconf, sizeof(a->restconf))) {
+		what = "the RESTCONF server settings";
+		path = "/cellgate:cellgate/restconf";
+	}
+	if (!what)
+		return 0;
+	restconf_err_set(err, 501, "operation-not-supported", path,
+	                 "%s cannot be changed at runtime yet: edit the startup file and restart",
+	                 what);
+	return -1;
+}
+
+static int be_apply(void *arg, struct cfg *next, struct restconf_err *err)
+{
+	struct mgmt *m = arg;
+	struct control *ctl = m->ctl;
+	struct cfg *cur = ctl->cfg;
+	char failed[32] = "";
+	int e;
+
+	if (unsupported_change(cur, next, err))
+		return -1;
+	if ((e = routes_static_update(ctl->rib, cur, next, failed, sizeof(failed))) != 0) {
+		restconf_err_set(err, 400, "invalid-value", NULL,
+		                 "route %s cannot be installed: %s%s", failed, strerror(-e),
+		                 e == -ENETUNREACH ? " (no connected subnet reaches the gateway)"
+		                                   : "");
+		snprintf(err->path, sizeof(err->path),
+		         "/cellgate:cellgate/routing/static-route[prefix='%s']", failed);
+		return -1;
+	}
+	/* Workers read these with plain loads; each is one aligned store. */
+	__atomic_store_n(&ctl->dp->params.icmp_rate, next->icmp_rate, __ATOMIC_RELAXED);
+	__atomic_store_n(&ctl->dp->params.icmp_burst, next->icmp_burst, __ATOMIC_RELAXED);
+	__atomic_store_n(&ctl->dp->params.hold_timeout_ms, (next->arp_retries + 1) * 1000,
+	                 __ATOMIC_RELAXED);
+	__atomic_store_n(&ctl->dp->params.ip_options_forward, next->ip_options_forward,
+	                 __ATOMIC_RELAXED);
+	/*
+	 * In place: the neighbour and ATM code keep a pointer to *ctl->cfg. The
+	 * arrays they index (ports, subinterfaces, PVCs) are unchanged (above).
+	 */
+	cfg_free(cur);
+	*cur = *next;
+	memset(next, 0, sizeof(*next));
+	log_info("configuration changed over RESTCONF and saved to %s", ctl->config_path);
+	return 0;
+}
+
+static int port_by_name(const struct cfg *cfg, const char *name)
+{
+	int i = cfg_port_index(cfg, name);
+
+	if (i >= 0)
+		return i;
+	i = cfg_subif_index(cfg, name);
+	return i >= 0 ? (int)cfg->nports + i : -1;
+}
+
+static const char *child_value(const struct lyd_node *input, const char *name)
+{
+	struct lyd_node *n = NULL;
+
+	if (lyd_find_path(input, name, 0, &n) != LY_SUCCESS || !n)
+		return NULL;
+	return lyd_get_value(n);
+}
+
+static void op_clear_counters(struct mgmt *m, const struct lyd_node *input,
+                              restconf_rpc_done_fn done, void *cookie)
+{
+	const char *port = child_value(input, "port");
+	struct restconf_err err;
+	int p = -1;
+
+	if (port && (p = port_by_name(m->ctl->cfg, port)) < 0) {
+		restconf_err_set(&err, 400, "invalid-value", "/cellgate:clear-counters/port",
+		                 "no port or subinterface %s", port);
+		done(cookie, &err, NULL);
+		return;
+	}
+	if (control_stats_clear(m->ctl, p) != 0) {
+		restconf_err_set(&err, 500, "operation-failed", NULL, "out of memory");
+		done(cookie, &err, NULL);
+		return;
+	}
+	log_info("counters cleared%s%s", port ? " on " : "", port ? port : "");
+	done(cookie, NULL, NULL);
+}
+
+static int vc_find(const struct cfg *cfg, const char *port, unsigned vpi, unsigned vci)
+{
+	int p = cfg_port_index(cfg, port);
+
+	for (unsigned v = 0; p >= 0 && v < cfg->npvcs; v++)
+		if (cfg->pvcs[v].port == (unsigned)p && cfg->pvcs[v].vpi == vpi &&
+		    cfg->pvcs[v].vci == vci)
+			return (int)v;
+	return -1;
+}
+
+static void ping_finish(struct mgmt *m, struct mgmt_ping *pg)
+{
+	char *json = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&json, &len);
+
+	for (struct mgmt_ping **pp = &m->pings; *pp; pp = &(*pp)->next)
+		if (*pp == pg) {
+			*pp = pg->next;
+			break;
+		}
+	if (f) {
+		fprintf(f, "{\"cellgate:output\":{\"sent\":%u,\"received\":%u,\"reply\":[",
+		        pg->sent, pg->received);
+		for (unsigned i = 0; i < pg->sent; i++) {
+			fprintf(f, "%s{\"sequence\":%u", i ? "," : "", i + 1);
+			if (pg->rtt_us[i])
+				fprintf(f, ",\"rtt\":%u", pg->rtt_us[i]);
+			fputc('}', f);
+		}
+		fputs("]}}\n", f);
+		fclose(f);
+	}
+	pg->done(pg->cookie, NULL, json);
+	free(json);
+	free(pg);
+}
+
+/* atm_ping_fn: one loopback done; send the next or answer. */
+static void ping_result(void *arg, unsigned vc, uint32_t rtt_us)
+{
+	struct mgmt *m = arg;
+	struct mgmt_ping *pg;
+
+	for (pg = m->pings; pg && pg->vc != vc; pg = pg->next)
+		;
+	if (!pg || pg->sent == 0)
+		return;
+	pg->rtt_us[pg->sent - 1] = rtt_us;
+	pg->received += rtt_us != 0;
+	if (pg->sent < pg->count && atm_vc_ping(m->ctl->atm, vc) == 0) {
+		pg->sent++;
+		return;
+	}
+	ping_finish(m, pg);
+}
+
+static void op_vc_ping(struct mgmt *m, const struct lyd_node *input, restconf_rpc_done_fn done,
+                       void *cookie)
+{
+	const char *port = child_value(input, "port"), *cnt = child_value(input, "count");
+	unsigned vpi = (unsigned)strtoul(child_value(input, "vpi"), NULL, 10);
+	unsigned vci = (unsigned)strtoul(child_value(input, "vci"), NULL, 10);
+	const struct cfg *cfg = m->ctl->cfg;
+	struct restconf_err err;
+	struct mgmt_ping *pg;
+	int v = vc_find(cfg, port, vpi, vci);
+
+	if (v < 0) {
+		restconf_err_set(&err, 400, "invalid-value", "/cellgate:vc-ping",
+		                 "no PVC %u/%u on port %s", vpi, vci, port);
+		goto fail;
+	}
+	if (cfg->ports[cfg->pvcs[v].port].kind != CFG_PORT_CELLPW) {
+		restconf_err_set(&err, 400, "invalid-value", "/cellgate:vc-ping/port",
+		                 "port %s: OAM loopback needs driver cellpw", port);
+		goto fail;
+	}
+	for (pg = m->pings; pg; pg = pg->next)
+		if (pg->vc == (unsigned)v) {
+			restconf_err_set(&err, 409, "in-use", "/cellgate:vc-ping",
+			                 "a vc-ping on %s %u/%u is already running", port, vpi,
+			                 vci);
+			goto fail;
+		}
+	if (!(pg = calloc(1, sizeof(*pg)))) {
+		restconf_err_set(&err, 500, "operation-failed", NULL, "out of memory");
+		goto fail;
+	}
+	*pg = (struct mgmt_ping){.next = m->pings,
+	                         .vc = (unsigned)v,
+	                         .done = done,
+	                         .cookie = cookie,
+	                         .count = cnt ? (unsigned)strtoul(cnt, NULL, 10) : 3};
+	if (pg->count < 1 || pg->count > PING_COUNT_MAX)
+		pg->count = 3;
+	m->pings = pg;
+	if (atm_vc_ping(m->ctl->atm, (unsigned)v) != 0) {
+		ping_finish(m, pg);
+		return;
+	}
+	pg->sent = 1;
+	return;
+fail:
+	done(cookie, &err, NULL);
+}
+
+/* capture-start / capture-stop: the VC named by the input, or -1 with err filled. */
+static int op_vc(struct mgmt *m, const struct lyd_node *input, struct restconf_err *err)
+{
+	const char *port = child_value(input, "port");
+	unsigned vpi = (unsigned)strtoul(child_value(input, "vpi"), NULL, 10);
+	unsigned vci = (unsigned)strtoul(child_value(input, "vci"), NULL, 10);
+	const struct cfg *cfg = m->ctl->cfg;
+	int v = vc_find(cfg, port, vpi, vci);
+
+	if (v < 0)
+		restconf_err_set(err, 400, "invalid-value", NULL, "no PVC %u/%u on port %s", vpi,
+		                 vci, port);
+	else if (cfg->ports[cfg->pvcs[v].port].kind != CFG_PORT_CELLPW) {
+		restconf_err_set(err, 400, "invalid-value", NULL,
+		                 "port %s: capture needs driver cellpw", port);
+		v = -1;
+	}
+	return v;
+}
+
+static void op_capture(struct mgmt *m, bool start, const struct lyd_node *input,
+                       restconf_rpc_done_fn done, void *cookie)
+{
+	struct restconf_err err;
+	int v = op_vc(m, input, &err), e;
+
+	if (v < 0) {
+		done(cookie, &err, NULL);
+		return;
+	}
+	e = start ? atm_capture_start(m->ctl->atm, (unsigned)v, child_value(input, "file"))
+	          : atm_capture_stop(m->ctl->atm, (unsigned)v);
+	if (e == -EBUSY)
+		restconf_err_set(&err, 409, "in-use", NULL, "the VC is being captured already");
+	else if (e == -ENOENT && !start)
+		restconf_err_set(&err, 409, "data-missing", NULL, "the VC is not being captured");
+	else if (e)
+		restconf_err_set(&err, 500, "operation-failed", NULL, "%s: %s",
+		                 start ? child_value(input, "file") : "capture", strerror(-e));
+	done(cookie, e ? &err : NULL, NULL);
+}
+
+static void be_rpc(void *arg, const char *name, const struct lyd_node *input,
+                   restconf_rpc_done_fn done, void *cookie)
+{
+	struct mgmt *m = arg;
+	struct restconf_err err;
+
+	if (!strcmp(name, "clear-counters"))
+		op_clear_counters(m, input, done, cookie);
+	else if (!strcmp(name, "vc-ping"))
+		op_vc_ping(m, input, done, cookie);
+	else if (!strcmp(name, "capture-start") || !strcmp(name, "capture-stop"))
+		op_capture(m, !strcmp(name, "capture-start"), input, done, cookie);
+	else {
+		restconf_err_set(&err, 501, "operation-not-supported", NULL,
+		                 "operation %s is not implemented", name);
+		done(cookie, &err, NULL);
+	}
+}
+
+int mgmt_start(struct control *ctl)
+{
+	const struct cfg_restconf *r = &ctl->cfg->restconf;
+	struct mgmt *m = calloc(1, sizeof(*m));
+	char sock[108], err[1024];
+	struct restconf_backend be = {
+	    .running = be_running, .state_json = be_state_json, .apply = be_apply, .rpc = be_rpc};
+	struct restconf_opts o = {.yang_dir = ctl->yang_dir,
+	                          .startup_path = ctl->config_path,
+	                          .unix_path = sock,
+	                          .unix_group = r->unix_group,
+	                          .cfg = r,
+	                          .max_body = r->max_body_size ? r->max_body_size
+	                                                       : CFG_RESTCONF_BODY_DEFAULT};
+
+	if (!m)
+		return -ENOMEM;
+	m->ctl = ctl;
+	ctl->mgmt = m;
+	be.arg = m;
+	if (r->unix_disabled && !r->nlisteners) {
+		log_info("restconf: no listener configured");
+		return 0;
+	}
+	sock[0] = '\0';
+	if (!r->unix_disabled &&
+	    ((size_t)snprintf(sock, sizeof(sock), "%s", r->unix_path) >= sizeof(sock) ||
+	     (!r->unix_path[0] && (size_t)snprintf(sock, sizeof(sock), "%s/restconf.sock",
+	                                           ctl->rundir) >= sizeof(sock)))) {
+		log_warnx("restconf: socket path too long (at most %zu bytes)", sizeof(sock) - 1);
+		return -ENAMETOOLONG;
+	}
+	m->rc = restconf_start(ctl->base, &be, &o, err, sizeof(err));
+	if (!m->rc) {
+		log_warnx("%s", err);
+		return -EINVAL;
+	}
+	atm_set_ping_cb(ctl->atm, ping_result, m);
+	if (sock[0])
+		log_info("restconf: listening on %s", sock);
+	for (unsigned i = 0; i < r->nlisteners; i++)
+		log_info("restconf: listening on %s port %u (%s)", r->listeners[i].address,
+		         r->listeners[i].port, r->listeners[i].certificate[0] ? "https" : "http");
+	return 0;
+}
+
+void mgmt_stop(struct control *ctl)
+{
+	struct mgmt *m = ctl->mgmt;
+	struct restconf_err err;
+
+	if (!m)
+		return;
+	restconf_err_set(&err, 503, "operation-failed", NULL, "cellgated is stopping");
+	while (m->pings) {
+		struct mgmt_ping *pg = m->pings;
+		m->pings = pg->next;
+		pg->done(pg->cookie, &err, NULL);
+		free(pg);
+	}
+	restconf_stop(m->rc);
+	free(m);
+	ctl->mgmt = NULL;
+}

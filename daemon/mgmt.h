@@ -1,0 +1,45 @@
+/*
+ * The daemon side of the management plane: what the RESTCONF server
+ * (mgmt/restconf) may read and change, served from the control thread's
+ * tables and the one stats snapshot. mgmt/ sees only this and struct cfg,
+ * never the datapath.
+ */
+#ifndef CELLGATE_MGMT_H
+#define CELLGATE_MGMT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "control.h"
+
+/* The FPM session as /cellgate/state/fpm shows it. */
+struct mgmt_fpm_state {
+	const char *state;       /* "not-configured", "listening", "connected" (YANG enum) */
+	char peer[64];           /* "address:port" of zebra, "" when none */
+	uint64_t last_change_ms; /* CLOCK_REALTIME, 0 = never */
+	uint64_t messages_in, errors;
+};
+typedef void (*mgmt_fpm_state_fn)(void *arg, struct mgmt_fpm_state *out);
+
+struct restconf;
+
+struct mgmt {
+	struct control *ctl;
+	struct restconf *rc;
+	/* Set by the FPM server when it is configured; NULL reports "not-configured". */
+	mgmt_fpm_state_fn fpm_state;
+	void *fpm_arg;
+	struct mgmt_ping *pings; /* vc-ping operations in progress */
+};
+
+/*
+ * Start the RESTCONF server on the configured listeners (default
+ * RUNDIR/restconf.sock). 0 or a negative errno (logged).
+ */
+int mgmt_start(struct control *ctl);
+void mgmt_stop(struct control *ctl);
+
+/* /cellgate/state as RFC 7951 JSON (mgmt_state.c). */
+int mgmt_state_json(struct control *ctl, FILE *out);
+
+#endif

@@ -1,0 +1,249 @@
+/*
+ * /cellgate/state of cellgate.yang as RFC 7951 JSON, from one stats
+ * snapshot (control_stats_take) and the control thread's tables. The
+ * RESTCONF server parses it with libyang, and /metrics is printed from that
+ * tree, so both show the same numbers. RFC 7951 section 6.1: 64-bit
+ * integers are JSON strings.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "mgmt.h"
+#include "stats_fields.h"
+
+static const char *ip_str(uint32_t ip, char *buf)
+{
+	struct in_addr a = {.s_addr = htonl(ip)};
+	return inet_ntop(AF_INET, &a, buf, INET_ADDRSTRLEN);
+}
+
+/* yang:date-and-time (RFC 6991), UTC. */
+static void json_time(FILE *out, const char *name, uint64_t realtime_ms)
+{
+	time_t t = (time_t)(realtime_ms / 1000);
+	struct tm tm;
+	char buf[40];
+
+	gmtime_r(&t, &tm);
+	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+	fprintf(out, ",\"%s\":\"%s.%03uZ\"", name, buf, (unsigned)(realtime_ms % 1000));
+}
+
+static const char *port_kind(const struct control *ctl, unsigned p)
+{
+	if (p >= ctl->cfg->nports)
+		return "subinterface";
+	return ctl->cfg->ports[p].kind == CFG_PORT_ETHERNET ? "ethernet" : "atm";
+}
+
+static void state_port(FILE *out, const struct control *ctl, const struct stats_snapshot *s,
+                       unsigned p)
+{
+	const struct port *pt = &ctl->dp->ports[p];
+	const struct stats_port *sp = &s->port[p];
+	uint64_t t = ctl->port_clear_ms[p] ? ctl->port_clear_ms[p] : ctl->start_ms;
+
+	fprintf(out,
+	        "%s{\"name\":\"%s\",\"kind\":\"%s\",\"netdev\":\"%s\",\"ifindex\":%d,\"mtu\":%u",
+	        p ? "," : "", pt->name, port_kind(ctl, p), pt->netdev, pt->ifindex, pt->mtu);
+	json_time(out, "discontinuity-time", t);
+	stats_fields_json(out, port_counter_fields, &sp->c, true);
+	fprintf(out, ",\"rx-ring-drops\":\"%lu\",\"drops-total\":\"%lu\",\"drop\":[",
+	        sp->rx_ring_drops, sp->drops_total);
+	for (unsigned r = 0; r < DROP__MAX; r++)
+		fprintf(out, "%s{\"reason\":\"%s\",\"packets\":\"%lu\"}", r ? "," : "",
+		        drop_reason_name[r], sp->c.drops[r]);
+	fputc(']', out);
+	if (s->is_atm[p]) {
+		/* TUN drops are in the snapshot already (control_stats_take). */
+		struct atm_port_counters ac = s->atm[p];
+
+		fprintf(out, ",\"atm\":{\"carrier\":\"%s\"", atm_port_carrier(ctl->atm, p));
+		stats_fields_json(out, atm_port_counter_fields, &ac, true);
+		fputc('}', out);
+	}
+	fputc('}', out);
+}
+
+static void state_vc(FILE *out, const struct control *ctl, const struct stats_snapshot *s,
+                     unsigned v)
+{
+	const struct stats_vc *sv = &s->vc[v];
+	struct atm_vc_info info;
+	char b[INET_ADDRSTRLEN];
+
+	atm_vc_info(ctl->atm, v, &info);
+	fprintf(out,
+	        "%s{\"port\":\"%s\",\"vpi\":%u,\"vci\":%u,\"interface\":\"%s\","
+	        "\"oper-status\":\"%s\"",
+	        v ? "," : "", ctl->dp->ports[sv->atm_port].name, sv->vpi, sv->vci,
+	        ctl->dp->ports[sv->subif].name, sv->oper == VC_OPER_DOWN ? "down" : "up");
+	if (sv->oper_change_ms)
+		json_time(out, "last-change", sv->oper_change_ms);
+	if (info.peer)
+		fprintf(out, ",\"peer-address\":\"%s\",\"peer-source\":\"%s\"",
+		        ip_str(info.peer, b), info.peer_learned ? "inatmarp" : "static");
+	if (info.last_rtt_us)
+		fprintf(out, ",\"last-loopback-rtt\":%u", info.last_rtt_us);
+	json_time(out, "discontinuity-time",
+	          ctl->vc_clear_ms[v] ? ctl->vc_clear_ms[v] : ctl->start_ms);
+	stats_fields_json(out, vc_counter_fields, &sv->c, true);
+	fprintf(out, ",\"discards-total\":\"%lu\",\"discard\":[", sv->discards_total);
+	for (unsigned r = 0; r < VC_DROP__MAX; r++)
+		fprintf(out, "%s{\"reason\":\"%s\",\"count\":\"%lu\"}", r ? "," : "",
+		        vc_drop_name[r], sv->c.discards[r]);
+	fputs("]}", out);
+}
+
+struct walk_ctx {
+	FILE *out;
+	const struct control *ctl;
+	bool first;
+};
+
+static const char *route_type(enum nh_type t)
+{
+	switch (t) {
+	case NH_GATEWAY:
+		return "gateway";
+	case NH_GLEAN:
+		return "connected";
+	case NH_BLACKHOLE:
+		return "blackhole";
+	case NH_UNREACHABLE:
+		return "unreachable";
+	case NH_NEIGH_FAILED:
+		return "neighbor-failed";
+	default:
+		return "local";
+	}
+}
+
+static void state_route(void *arg, const struct rib_entry *e)
+{
+	struct walk_ctx *w = arg;
+	char b[INET_ADDRSTRLEN];
+	bool fwd = e->type == NH_GATEWAY || e->type == NH_GLEAN;
+
+	fprintf(w->out, "%s{\"prefix\":\"%s/%u\",\"source\":\"%s\",\"type\":\"%s\"",
+	        w->first ? "" : ",", ip_str(e->prefix, b), e->len, rib_source_name(e->source),
+	        route_type(e->type));
+	w->first = false;
+	if (!fwd || !e->npaths) {
+		fputc('}', w->out);
+		return;
+	}
+	fputs(",\"nexthop\":[", w->out);
+	for (unsigned i = 0; i < e->npaths; i++) {
+		const struct rib_path *p = &e->paths[i];
+		fprintf(w->out, "%s{", i ? "," : "");
+		if (e->type == NH_GATEWAY)
+			fprintf(w->out, "\"address\":\"%s\",", ip_str(p->gw, b));
+		fprintf(w->out, "\"interface\":\"%s\",\"weight\":%u}",
+		        w->ctl->dp->ports[p->port].name, p->weight);
+	}
+	fputs("]}", w->out);
+}
+
+static void state_neighbor(void *arg, uint16_t port, uint32_t ip, const uint8_t mac[6],
+                           enum neigh_state st)
+{
+	static const char *const names[] = {"incomplete", "incomplete", "reachable", "failed"};
+	struct walk_ctx *w = arg;
+	char b[INET_ADDRSTRLEN];
+	int vc = st == NEIGH_REACHABLE ? vc_mac_vc(mac) : -1;
+
+	fprintf(w->out, "%s{\"interface\":\"%s\",\"address\":\"%s\",\"state\":\"%s\"",
+	        w->first ? "" : ",", w->ctl->dp->ports[port].name, ip_str(ip, b),
+	        names[st <= NEIGH_FAILED ? st : 0]);
+	w->first = false;
+	if (vc >= 0 && w->ctl->dp->vcs && (unsigned)vc < w->ctl->dp->nvcs)
+		fprintf(w->out, ",\"vpi\":%u,\"vci\":%u", w->ctl->dp->vcs[vc].cfg.vpi,
+		        w->ctl->dp->vcs[vc].cfg.vci);
+	else if (st == NEIGH_REACHABLE)
+		fprintf(w->out, ",\"mac\":\"%02x:%02x:%02x:%02x:%02x:%02x\"", mac[0], mac[1],
+		        mac[2], mac[3], mac[4], mac[5]);
+	fputc('}', w->out);
+}
+
+static void state_fib(FILE *out, const struct control *ctl)
+{
+	struct rib_counts rc;
+	struct walk_ctx w = {.out = out, .ctl = ctl, .first = true};
+
+	rib_get_counts(ctl->rib, &rc);
+	fprintf(out,
+	        ",\"fib\":{\"routes\":\"%lu\",\"nexthops\":\"%lu\",\"nexthop-groups\":\"%lu\","
+	        "\"errors\":\"%lu\",\"source\":[",
+	        rc.fib_routes, rc.nexthops, rc.nhgroups, rc.errors);
+	for (int s = 0; s < RIB_SRC__MAX; s++)
+		fprintf(out, "%s{\"name\":\"%s\",\"routes\":\"%lu\"}", s ? "," : "",
+		        rib_source_name(s), rc.routes[s]);
+	fputs("],\"route\":[", out);
+	rib_walk(ctl->rib, state_route, &w);
+	fputs("]}", out);
+}
+
+static void state_neighbors(FILE *out, const struct control *ctl)
+{
+	struct neigh_counters nc;
+	struct walk_ctx w = {.out = out, .ctl = ctl, .first = true};
+
+	fputs(",\"neighbor\":[", out);
+	neigh_walk(ctl->neigh, state_neighbor, &w);
+	neigh_get_counters(ctl->neigh, &nc);
+	fprintf(out,
+	        "],\"arp\":{\"requests-sent\":\"%lu\",\"replies-learned\":\"%lu\","
+	        "\"resolve-failed\":\"%lu\",\"send-errors\":\"%lu\",\"entries\":\"%lu\"}",
+	        nc.requests_sent, nc.replies_learned, nc.resolve_failed, nc.send_errors,
+	        nc.entries);
+}
+
+static void state_sessions(FILE *out, const struct control *ctl)
+{
+	const struct mgmt *m = ctl->mgmt;
+	struct mgmt_fpm_state fs = {.state = "not-configured"};
+
+	if (m && m->fpm_state)
+		m->fpm_state(m->fpm_arg, &fs);
+	fprintf(out, ",\"fpm\":{\"state\":\"%s\"", fs.state);
+	if (fs.peer[0])
+		fprintf(out, ",\"peer\":\"%s\"", fs.peer);
+	if (fs.last_change_ms)
+		json_time(out, "last-change", fs.last_change_ms);
+	fprintf(out, ",\"messages-in\":\"%lu\",\"errors\":\"%lu\"}", fs.messages_in, fs.errors);
+	fputs(",\"snmp\":{\"state\":\"not-configured\"}", out);
+}
+
+int mgmt_state_json(struct control *ctl, FILE *out)
+{
+	struct stats_snapshot *s = malloc(sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	control_stats_take(ctl, s);
+	fprintf(out, "{\"cellgate:cellgate\":{\"state\":{\"events-lost\":\"%lu\"", s->events_lost);
+	json_time(out, "start-time", ctl->start_ms);
+	fputs(",\"port\":[", out);
+	for (unsigned p = 0; p < s->nports; p++)
+		state_port(out, ctl, s, p);
+	fputs("],\"vc\":[", out);
+	for (unsigned v = 0; v < s->nvcs; v++)
+		state_vc(out, ctl, s, v);
+	fputc(']', out);
+	state_fib(out, ctl);
+	state_neighbors(out, ctl);
+	state_sessions(out, ctl);
+	fputs(",\"worker\":[", out);
+	for (unsigned w = 0; w < s->nworkers; w++)
+		fprintf(out,
+		        "%s{\"id\":%u,\"cpu\":%d,\"loops\":\"%lu\",\"bursts\":\"%lu\","
+		        "\"arp-held\":\"%lu\"}",
+		        w ? "," : "", w, ctl->worker_cpu[w], s->worker_loops[w],
+		        s->worker_bursts[w], s->worker_held[w]);
+	fputs("]}}}\n", out);
+	free(s);
+	return ferror(out) ? -EIO : 0;
+}

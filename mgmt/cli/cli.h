@@ -1,0 +1,50 @@
+/*
+ * cellgatectl: the operator's CLI, a RESTCONF client over cellgated's UNIX
+ * socket. It links libyang (to read replies against cellgate.yang) and no
+ * datapath code: everything it shows or changes goes through the API.
+ */
+#ifndef CELLGATECTL_CLI_H
+#define CELLGATECTL_CLI_H
+
+#include <libyang/libyang.h>
+#include <stdbool.h>
+
+#define CLI_URI_MAX 1024
+
+struct cli {
+	const char *sock;
+	const char *yang_dir;
+	bool json; /* print the API's JSON instead of tables */
+	struct ly_ctx *ly;
+};
+
+/*
+ * GET /restconf/data + uri and parse the reply below the nodes of
+ * parent_xpath ("" = top level). 0, or -1 with the error printed. In JSON
+ * mode the reply is printed and *tree left NULL.
+ */
+int cli_get(struct cli *c, const char *uri, const char *parent_xpath, struct lyd_node **tree);
+
+/* The same, where a 404 (no entries in a list) is an empty result. */
+int cli_get_list(struct cli *c, const char *uri, const char *parent_xpath, struct lyd_node **tree,
+                 bool missing_ok);
+
+/* A write (PUT, POST, PATCH, DELETE) or an operation; reply JSON printed when present. */
+int cli_send(struct cli *c, const char *method, const char *uri, const char *body, char **reply);
+
+/* Value of the node at `path` below n, or "" (or `dflt`). */
+const char *cli_val(const struct lyd_node *n, const char *path);
+unsigned long long cli_u64(const struct lyd_node *n, const char *path);
+
+/* "VPI/VCI" -> numbers; false (message printed) when malformed. */
+bool cli_vpi_vci(const char *s, unsigned *vpi, unsigned *vci);
+
+/* A key value percent-encoded for a URI (RFC 3986). */
+void cli_pct(const char *s, char *out, size_t len);
+
+int cli_show(struct cli *c, int argc, char **argv);
+int cli_route(struct cli *c, int argc, char **argv);
+int cli_vc(struct cli *c, int argc, char **argv);
+int cli_clear(struct cli *c, int argc, char **argv);
+
+#endif

@@ -1,0 +1,420 @@
+/*
+ * show commands: tables an operator reads at a glance, in the order the
+ * daemon lists things (ports in configuration order, VCs by port and
+ * VPI/VCI), routes and neighbours sorted by address.
+ */
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+#define STATE "/cellgate:cellgate/state"
+
+/* Children of the node at `xpath` named `name`, in order, into a malloc'd array. */
+static unsigned children(const struct lyd_node *tree, const char *xpath, const char *name,
+                         const struct lyd_node ***out)
+{
+	struct lyd_node *parent = NULL, *n;
+	unsigned cnt = 0, cap = 0;
+
+	*out = NULL;
+	if (!tree || lyd_find_path(tree, xpath, 0, &parent) != LY_SUCCESS)
+		return 0;
+	LY_LIST_FOR(lyd_child(parent), n)
+	{
+		if (strcmp(n->schema->name, name))
+			continue;
+		if (cnt == cap) {
+			const struct lyd_node **g =
+			    realloc(*out, (cap = cap ? cap * 2 : 16) * sizeof(*g));
+			if (!g)
+				break;
+			*out = g;
+		}
+		(*out)[cnt++] = n;
+	}
+	return cnt;
+}
+
+static uint64_t prefix_key(const char *p)
+{
+	char ip[INET_ADDRSTRLEN];
+	struct in_addr a = {0};
+	size_t n = strcspn(p, "/");
+
+	snprintf(ip, sizeof(ip), "%.*s", (int)(n < sizeof(ip) ? n : 0), p);
+	inet_pton(AF_INET, ip, &a);
+	return (uint64_t)ntohl(a.s_addr) << 8 | strtoul(p + n + (p[n] ? 1 : 0), NULL, 10);
+}
+
+static int route_cmp(const void *a, const void *b)
+{
+	uint64_t x = prefix_key(cli_val(*(const struct lyd_node **)a, "prefix"));
+	uint64_t y = prefix_key(cli_val(*(const struct lyd_node **)b, "prefix"));
+
+	return x < y ? -1 : x > y;
+}
+
+static int neigh_cmp(const void *a, const void *b)
+{
+	const struct lyd_node *x = *(const struct lyd_node **)a, *y = *(const struct lyd_node **)b;
+	int c = strcmp(cli_val(x, "interface"), cli_val(y, "interface"));
+	uint64_t p = prefix_key(cli_val(x, "address")), q = prefix_key(cli_val(y, "address"));
+
+	return c ? c : (p < q ? -1 : p > q);
+}
+
+static int show_ports(struct cli *c)
+{
+	struct lyd_node *t;
+	const struct lyd_node **p;
+	unsigned n;
+
+	if (cli_get(c, STATE "/port", STATE, &t))
+		return 1;
+	if (c->json)
+		return 0;
+	n = children(t, STATE, "port", &p);
+	printf("%-12s %-12s %-12s %5s %12s %12s %12s %12s %10s\n", "Port", "Kind", "Netdev", "MTU",
+	       "Rx-packets", "Tx-packets", "Forwarded", "To-kernel", "Drops");
+	for (unsigned i = 0; i < n; i++)
+		printf("%-12s %-12s %-12s %5s %12llu %12llu %12llu %12llu %10llu\n",
+		       cli_val(p[i], "name"), cli_val(p[i], "kind"), cli_val(p[i], "netdev"),
+		       cli_val(p[i], "mtu"), cli_u64(p[i], "rx-packets"),
+		       cli_u64(p[i], "tx-packets"), cli_u64(p[i], "forwarded"),
+		       cli_u64(p[i], "to-kernel"), cli_u64(p[i], "drops-total"));
+	free(p);
+	lyd_free_all(t);
+	return 0;
+}
+
+/* Addresses of a port or subinterface config node as "a/l, b/l" or "unnumbered". */
+static void addresses(const struct lyd_node *n, char *buf, size_t len)
+{
+	const struct lyd_node **a;
+	unsigned cnt;
+	size_t o = 0;
+	char xp[128];
+
+	lyd_path(n, LYD_PATH_STD, xp, sizeof(xp) - 8);
+	strcat(xp, "/ipv4");
+	cnt = children(n, xp, "address", &a);
+	buf[0] = '\0';
+	for (unsigned i = 0; i < cnt && o < len; i++)
+		o += (size_t)snprintf(buf + o, len - o, "%s%s/%s", i ? ", " : "",
+		                      cli_val(a[i], "ip"), cli_val(a[i], "prefix-length"));
+	if (!cnt)
+		snprintf(buf, len, "-");
+	free(a);
+}
+
+static void interface_row(const struct lyd_node *cfg, const struct lyd_node *st, const char *on)
+{
+	char addrs[512];
+
+	addresses(cfg, addrs, sizeof(addrs));
+	printf("%-12s %-12s %-10s %8s %5s  %s\n", cli_val(cfg, "name"), on,
+	       st ? cli_val(st, "netdev") : "-", st ? cli_val(st, "ifindex") : "-",
+	       st ? cli_val(st, "mtu") : "-", addrs);
+}
+
+static int show_interfaces(struct cli *c)
+{
+	struct lyd_node *cfg = NULL, *st = NULL;
+	const struct lyd_node **p, **s;
+	unsigned n;
+	char xp[256];
+
+	if (cli_get(c, "/cellgate:cellgate/port", "/cellgate:cellgate", &cfg) ||
+	    cli_get(c, STATE "/port", STATE, &st) || c->json) {
+		int failed = !c->json || (!cfg && !st) ? 1 : 0;
+		lyd_free_all(cfg);
+		lyd_free_all(st);
+		return c->json ? 0 : failed;
+	}
+	printf("%-12s %-12s %-10s %8s %5s  %s\n", "Interface", "On", "Netdev", "Ifindex", "MTU",
+	       "IPv4");
+	n = children(cfg, "/cellgate:cellgate", "port", &p);
+	for (unsigned i = 0; i < n; i++) {
+		struct lyd_node *sp = NULL;
+		snprintf(xp, sizeof(xp), STATE "/port[name='%s']", cli_val(p[i], "name"));
+		lyd_find_path(st, xp, 0, &sp);
+		interface_row(p[i], sp, cli_val(p[i], "driver"));
+		char sx[256];
+		snprintf(sx, sizeof(sx), "/cellgate:cellgate/port[name='%s']",
+		         cli_val(p[i], "name"));
+		unsigned ns = children(cfg, sx, "subinterface", &s);
+		for (unsigned j = 0; j < ns; j++) {
+			struct lyd_node *ss = NULL;
+			snprintf(xp, sizeof(xp), STATE "/port[name='%s']", cli_val(s[j], "name"));
+			lyd_find_path(st, xp, 0, &ss);
+			interface_row(s[j], ss, cli_val(p[i], "name"));
+		}
+		free(s);
+	}
+	free(p);
+	lyd_free_all(cfg);
+	lyd_free_all(st);
+	return 0;
+}
+
+static void vc_detail(const struct lyd_node *v, const struct lyd_node *pc)
+{
+	static const char *const counters[] = {"cells-in",       "cells-out",
+	                                       "clp0-cells-in",  "clp0-cells-out",
+	                                       "pdus-in",        "pdus-out",
+	                                       "octets-in",      "octets-out",
+	                                       "oam-in",         "oam-out",
+	                                       "loopbacks-sent", "loopback-replies",
+	                                       "loopbacks-lost", "loopbacks-answered",
+	                                       "inatmarp-in",    "inatmarp-out",
+	                                       "oper-changes",   "discards-total"};
+	const struct lyd_node **d;
+	char xp[256];
+	unsigned n;
+
+	printf("%s %s/%s on %s: %s\n", cli_val(v, "port"), cli_val(v, "vpi"), cli_val(v, "vci"),
+	       cli_val(v, "interface"), cli_val(v, "oper-status"));
+	printf("  Encapsulation %s, MTU %s, %s", cli_val(pc, "encapsulation"), cli_val(pc, "mtu"),
+	       cli_val(pc, "shaping/service-category"));
+	if (cli_val(pc, "shaping/pcr")[0])
+		printf(" PCR %s cells/s", cli_val(pc, "shaping/pcr"));
+	printf(", OAM loopback %s\n",
+	       !strcmp(cli_val(pc, "oam/enabled"), "true") ? "enabled" : "disabled");
+	if (cli_val(v, "peer-address")[0])
+		printf("  Peer %s (%s)\n", cli_val(v, "peer-address"), cli_val(v, "peer-source"));
+	if (cli_val(v, "last-change")[0])
+		printf("  Last change %s\n", cli_val(v, "last-change"));
+	if (cli_val(v, "last-loopback-rtt")[0])
+		printf("  Last loopback round trip %s us\n", cli_val(v, "last-loopback-rtt"));
+	printf("  Counters since %s\n", cli_val(v, "discontinuity-time"));
+	for (unsigned i = 0; i < sizeof(counters) / sizeof(counters[0]); i++)
+		printf("    %-20s %llu\n", counters[i], cli_u64(v, counters[i]));
+	lyd_path(v, LYD_PATH_STD, xp, sizeof(xp));
+	n = children(v, xp, "discard", &d);
+	for (unsigned i = 0; i < n; i++)
+		if (cli_u64(d[i], "count"))
+			printf("    discards %-11s %llu\n", cli_val(d[i], "reason"),
+			       cli_u64(d[i], "count"));
+	free(d);
+}
+
+static int show_vc(struct cli *c, int argc, char **argv)
+{
+	struct lyd_node *st = NULL, *cfg = NULL;
+	const struct lyd_node **v;
+	unsigned n, vpi = 0, vci = 0, shown = 0;
+	char xp[256];
+
+	if (argc > 1 && !cli_vpi_vci(argv[1], &vpi, &vci))
+		return 1;
+	if (cli_get_list(c, STATE "/vc", STATE, &st, true) ||
+	    cli_get(c, "/cellgate:cellgate/port", "/cellgate:cellgate", &cfg) || c->json) {
+		lyd_free_all(st);
+		lyd_free_all(cfg);
+		return c->json ? 0 : 1;
+	}
+	n = children(st, STATE, "vc", &v);
+	if (argc <= 1)
+		printf("%-10s %-12s %4s %5s  %-11s %-7s %9s  %-5s %-15s %12s %12s %9s\n", "Port",
+		       "Interface", "VPI", "VCI", "Encap", "Service", "PCR", "State", "Peer",
+		       "Cells-in", "Cells-out", "Discards");
+	for (unsigned i = 0; i < n; i++) {
+		struct lyd_node *pc = NULL;
+		if (argc > 0 && strcmp(argv[0], cli_val(v[i], "port")))
+			continue;
+		if (argc > 1 && (cli_u64(v[i], "vpi") != vpi || cli_u64(v[i], "vci") != vci))
+			continue;
+		snprintf(xp, sizeof(xp),
+		         "/cellgate:cellgate/port[name='%s']/subinterface[name='%s']/"
+		         "pvc[vpi='%s'][vci='%s']",
+		         cli_val(v[i], "port"), cli_val(v[i], "interface"), cli_val(v[i], "vpi"),
+		         cli_val(v[i], "vci"));
+		lyd_find_path(cfg, xp, 0, &pc);
+		shown++;
+		if (argc > 1) {
+			vc_detail(v[i], pc);
+			continue;
+		}
+		printf("%-10s %-12s %4s %5s  %-11s %-7s %9s  %-5s %-15s %12llu %12llu %9llu\n",
+		       cli_val(v[i], "port"), cli_val(v[i], "interface"), cli_val(v[i], "vpi"),
+		       cli_val(v[i], "vci"), cli_val(pc, "encapsulation"),
+		       cli_val(pc, "shaping/service-category"),
+		       cli_val(pc, "shaping/pcr")[0] ? cli_val(pc, "shaping/pcr") : "-",
+		       cli_val(v[i], "oper-status"),
+		       cli_val(v[i], "peer-address")[0] ? cli_val(v[i], "peer-address") : "-",
+		       cli_u64(v[i], "cells-in"), cli_u64(v[i], "cells-out"),
+		       cli_u64(v[i], "discards-total"));
+	}
+	free(v);
+	lyd_free_all(st);
+	lyd_free_all(cfg);
+	if (argc > 0 && !shown) {
+		fprintf(stderr, "cellgatectl: no VC %s%s%s\n", argc > 1 ? argv[1] : "",
+		        argc > 1 ? " on " : "on ", argv[0]);
+		return 1;
+	}
+	return 0;
+}
+
+static void nexthops(const struct lyd_node *r, char *buf, size_t len)
+{
+	const struct lyd_node **h;
+	char xp[256];
+	unsigned n;
+	size_t o = 0;
+
+	lyd_path(r, LYD_PATH_STD, xp, sizeof(xp));
+	n = children(r, xp, "nexthop", &h);
+	buf[0] = '\0';
+	for (unsigned i = 0; i < n && o < len; i++) {
+		const char *a = cli_val(h[i], "address");
+		o += (size_t)snprintf(buf + o, len - o, "%s%s%s%s", i ? ", " : "", a,
+		                      a[0] ? " via " : "", cli_val(h[i], "interface"));
+		if (n > 1 && o < len)
+			o += (size_t)snprintf(buf + o, len - o, " (weight %s)",
+			                      cli_val(h[i], "weight"));
+	}
+	free(h);
+}
+
+static int show_routes(struct cli *c, int argc, char **argv)
+{
+	struct lyd_node *t;
+	const struct lyd_node **r;
+	char uri[CLI_URI_MAX], key[256], nh[1024];
+	unsigned n;
+
+	snprintf(uri, sizeof(uri), STATE "/fib/route");
+	if (argc > 0) {
+		cli_pct(argv[0], key, sizeof(key));
+		snprintf(uri, sizeof(uri), STATE "/fib/route=%s", key);
+	}
+	if (cli_get_list(c, uri, STATE "/fib", &t, argc == 0))
+		return 1;
+	if (c->json)
+		return 0;
+	n = children(t, STATE "/fib", "route", &r);
+	qsort(r, n, sizeof(*r), route_cmp);
+	printf("%-18s %-9s %-15s %s\n", "Prefix", "Source", "Type", "Next hops");
+	for (unsigned i = 0; i < n; i++) {
+		nexthops(r[i], nh, sizeof(nh));
+		printf("%-18s %-9s %-15s %s\n", cli_val(r[i], "prefix"), cli_val(r[i], "source"),
+		       cli_val(r[i], "type"), nh[0] ? nh : "-");
+	}
+	free(r);
+	lyd_free_all(t);
+	return 0;
+}
+
+static int show_neighbors(struct cli *c)
+{
+	struct lyd_node *t;
+	const struct lyd_node **e;
+	unsigned n;
+	char l2[64];
+
+	if (cli_get_list(c, STATE "/neighbor", STATE, &t, true))
+		return 1;
+	if (c->json)
+		return 0;
+	n = children(t, STATE, "neighbor", &e);
+	qsort(e, n, sizeof(*e), neigh_cmp);
+	printf("%-12s %-15s %-10s %s\n", "Interface", "Address", "State", "MAC or VC");
+	for (unsigned i = 0; i < n; i++) {
+		if (cli_val(e[i], "vpi")[0])
+			snprintf(l2, sizeof(l2), "VC %s/%s", cli_val(e[i], "vpi"),
+			         cli_val(e[i], "vci"));
+		else
+			snprintf(l2, sizeof(l2), "%s",
+			         cli_val(e[i], "mac")[0] ? cli_val(e[i], "mac") : "-");
+		printf("%-12s %-15s %-10s %s\n", cli_val(e[i], "interface"),
+		       cli_val(e[i], "address"), cli_val(e[i], "state"), l2);
+	}
+	free(e);
+	lyd_free_all(t);
+	return 0;
+}
+
+static int show_fpm(struct cli *c)
+{
+	struct lyd_node *t, *f = NULL;
+
+	if (cli_get(c, STATE "/fpm", STATE, &t))
+		return 1;
+	if (c->json)
+		return 0;
+	lyd_find_path(t, STATE "/fpm", 0, &f);
+	printf("FPM session: %s\n", cli_val(f, "state"));
+	if (cli_val(f, "peer")[0])
+		printf("  Peer:         %s\n", cli_val(f, "peer"));
+	if (cli_val(f, "last-change")[0])
+		printf("  Last change:  %s\n", cli_val(f, "last-change"));
+	printf("  Messages in:  %llu\n  Errors:       %llu\n", cli_u64(f, "messages-in"),
+	       cli_u64(f, "errors"));
+	lyd_free_all(t);
+	return 0;
+}
+
+static int show_counters(struct cli *c)
+{
+	struct lyd_node *t;
+	const struct lyd_node **p, **d;
+	unsigned n;
+	char xp[256];
+
+	if (cli_get(c, STATE "/port", STATE, &t))
+		return 1;
+	if (c->json)
+		return 0;
+	n = children(t, STATE, "port", &p);
+	for (unsigned i = 0; i < n; i++) {
+		printf("%s (since %s)\n", cli_val(p[i], "name"),
+		       cli_val(p[i], "discontinuity-time"));
+		printf("  rx %llu packets %llu octets, tx %llu packets %llu octets\n",
+		       cli_u64(p[i], "rx-packets"), cli_u64(p[i], "rx-octets"),
+		       cli_u64(p[i], "tx-packets"), cli_u64(p[i], "tx-octets"));
+		printf("  forwarded %llu, to kernel %llu, ICMP sent %llu (rate-limited %llu), "
+		       "ring drops %llu\n",
+		       cli_u64(p[i], "forwarded"), cli_u64(p[i], "to-kernel"),
+		       cli_u64(p[i], "icmp-out"), cli_u64(p[i], "icmp-ratelimited"),
+		       cli_u64(p[i], "rx-ring-drops"));
+		printf("  drops %llu", cli_u64(p[i], "drops-total"));
+		snprintf(xp, sizeof(xp), STATE "/port[name='%s']", cli_val(p[i], "name"));
+		unsigned nd = children(t, xp, "drop", &d);
+		for (unsigned j = 0; j < nd; j++)
+			if (cli_u64(d[j], "packets"))
+				printf(", %s %llu", cli_val(d[j], "reason"),
+				       cli_u64(d[j], "packets"));
+		printf("\n");
+		free(d);
+	}
+	free(p);
+	lyd_free_all(t);
+	return 0;
+}
+
+int cli_show(struct cli *c, int argc, char **argv)
+{
+	const char *what = argc > 0 ? argv[0] : "";
+
+	if (!strcmp(what, "ports") && argc == 1)
+		return show_ports(c);
+	if (!strcmp(what, "interfaces") && argc == 1)
+		return show_interfaces(c);
+	if (!strcmp(what, "vc") && argc <= 3)
+		return show_vc(c, argc - 1, argv + 1);
+	if (!strcmp(what, "routes") && argc <= 2)
+		return show_routes(c, argc - 1, argv + 1);
+	if ((!strcmp(what, "neighbors") || !strcmp(what, "neighbours")) && argc == 1)
+		return show_neighbors(c);
+	if (!strcmp(what, "fpm") && argc == 1)
+		return show_fpm(c);
+	if (!strcmp(what, "counters") && argc == 1)
+		return show_counters(c);
+	fprintf(stderr, "cellgatectl: show what? ports | interfaces | vc [PORT [VPI/VCI]] | "
+	                "routes [PREFIX] | neighbors | fpm | counters\n");
+	return 2;
+}

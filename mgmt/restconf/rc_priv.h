@@ -1,0 +1,101 @@
+/* Shared by the files of the RESTCONF server; not for the daemon. */
+#ifndef CELLGATE_RC_PRIV_H
+#define CELLGATE_RC_PRIV_H
+
+#include <event2/http.h>
+#include <libyang/libyang.h>
+#include <stdbool.h>
+
+#include "restconf.h"
+
+#define RC_PATH_MAX  2048 /* longest XPath a request URI may turn into */
+#define RC_YANG_JSON "application/yang-data+json"
+#define RC_YANG_XML  "application/yang-data+xml"
+#define RC_NS        "urn:ietf:params:xml:ns:yang:ietf-restconf"
+
+struct restconf;
+
+/* One evhttp: the UNIX socket's, or a TCP listener's (tcp.c). */
+struct rc_listener {
+	struct restconf *rc;
+	struct evhttp *http;
+	bool tcp;               /* requests must authenticate */
+	bool client_certs;      /* a verified client certificate is enough */
+	struct ssl_ctx_st *ssl; /* SSL_CTX, NULL = plain HTTP */
+};
+
+struct restconf {
+	struct event_base *base;
+	struct evhttp *http;
+	struct ly_ctx *ctx;
+	struct restconf_backend be;
+	char yang_dir[4096];
+	char startup_path[4096];
+	char unix_path[108];
+	int unix_fd;
+	size_t max_body;
+	struct lyd_node *running; /* the running configuration as a tree (from cfg_print) */
+	struct rc_listener local; /* the UNIX socket */
+	unsigned ntcp;
+	struct rc_listener tcp[CFG_RC_LISTENERS];
+	unsigned nusers;
+	struct cfg_rc_user users[CFG_RC_USERS];
+};
+
+/* server.c: an evhttp with the limits and the request router, for listener l. */
+struct evhttp *rc_http_new(struct restconf *rc, struct rc_listener *l);
+
+/* tcp.c */
+int rc_tcp_start(struct restconf *rc, const struct cfg_restconf *c, char *errbuf, size_t errlen);
+void rc_tcp_stop(struct restconf *rc);
+/* False when the request must not go on (401 sent). */
+bool rc_authorized(struct rc_listener *l, struct evhttp_request *req);
+
+/* A request target: RFC 8040 3.5.3 URI path turned into a libyang path. */
+struct rc_target {
+	char xpath[RC_PATH_MAX];  /* "" = the datastore root */
+	char parent[RC_PATH_MAX]; /* xpath of the parent node, "" = root */
+	const struct lysc_node *snode;
+	bool all_instances; /* ends in a list or leaf-list without keys */
+};
+
+/* path.c: `uri_path` is what follows /restconf/data (may be ""). 0 or fills err. */
+int rc_target_parse(const struct ly_ctx *ctx, const char *uri_path, struct rc_target *t,
+                    struct restconf_err *err);
+/* A data node's RFC 8040 URI path (after /restconf/data), percent-encoded. */
+int rc_node_uri(const struct lyd_node *node, char *buf, size_t len);
+
+/* server.c: RFC 8040 5.2 media types. The reply's from Accept (JSON unless
+ * only XML is accepted), the body's from Content-Type. */
+bool rc_reply_xml(struct evhttp_request *req);
+bool rc_body_xml(struct evhttp_request *req);
+
+/* error.c */
+#define rc_err_set restconf_err_set
+/* The first error libyang stored for ctx, as a 400 with its data path. */
+void rc_err_from_ly(const struct ly_ctx *ctx, struct restconf_err *err, const char *what);
+void rc_reply_error(struct evhttp_request *req, const struct restconf_err *err);
+/* Reply with a body (may be NULL for none) of the given content type. */
+void rc_reply(struct evhttp_request *req, int status, const char *ctype, const char *body,
+              size_t len);
+
+/* server.c: the running configuration tree, rebuilt from be.running(). 0 or fills err. */
+int rc_running_reload(struct restconf *rc, struct restconf_err *err);
+/* The request body as a NUL-terminated string (malloc'd), or NULL (err filled). */
+char *rc_body(struct evhttp_request *req, struct restconf_err *err);
+
+/* get.c, edit.c, ops.c, metrics.c */
+void rc_get(struct restconf *rc, struct evhttp_request *req, const char *uri_path,
+            const char *query);
+void rc_edit(struct restconf *rc, struct evhttp_request *req, const char *uri_path);
+void rc_operation(struct restconf *rc, struct evhttp_request *req, const char *name);
+void rc_metrics(struct restconf *rc, struct evhttp_request *req);
+/* The state tree (validated as data, config false), or NULL with err filled. */
+struct lyd_node *rc_state_tree(struct restconf *rc, struct restconf_err *err);
+
+/* persist.c: write data to `path` atomically (temp file, fsync, rename, fsync dir). */
+int rc_persist_prepare(const char *path, const char *data, size_t len, char *tmp, size_t tmplen);
+int rc_persist_commit(const char *tmp, const char *path);
+void rc_persist_abort(const char *tmp);
+
+#endif

@@ -1,0 +1,195 @@
+"""cellgatectl: golden output of every show command against canned RESTCONF
+replies (a fake server on a UNIX socket, cli/fixture.json), then the real
+thing against a running cellgated: route add/del, clear counters, errors.
+
+Regenerate the golden files after an intended change with
+CELLGATECTL_UPDATE=1 and review the diff."""
+
+import json
+import os
+import socket
+import subprocess
+import tempfile
+import threading
+
+import pytest
+
+import lab
+import restconf as rc
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+GOLDEN = os.path.join(HERE, "cli")
+
+
+def cellgatectl_path():
+    if os.environ.get("CELLGATECTL"):
+        return os.environ["CELLGATECTL"]
+    return os.path.join(os.path.dirname(os.path.dirname(lab.cellgated_path())),
+                        "mgmt", "cli", "cellgatectl")
+
+
+def run(sock, *args):
+    p = subprocess.run([cellgatectl_path(), "-s", sock] + list(args),
+                       capture_output=True, text=True, timeout=30)
+    return p.returncode, p.stdout, p.stderr
+
+
+class FakeServer:
+    """Answers GET (and POST to operations) from the fixture; records requests."""
+
+    def __init__(self, replies):
+        self.replies = replies
+        self.requests = []
+        self.dir = tempfile.mkdtemp(prefix="cgctl-")
+        self.path = os.path.join(self.dir, "restconf.sock")
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.bind(self.path)
+        self.sock.listen(8)
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self):
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            with conn:
+                data = b""
+                while b"\r\n\r\n" not in data:
+                    chunk = conn.recv(65536)
+                    if not chunk:
+                        break
+                    data += chunk
+                head, _, body = data.partition(b"\r\n\r\n")
+                lines = head.decode().split("\r\n")
+                method, path, _ = lines[0].split(" ", 2)
+                length = 0
+                for ln in lines[1:]:
+                    if ln.lower().startswith("content-length:"):
+                        length = int(ln.split(":")[1])
+                while len(body) < length:
+                    body += conn.recv(65536)
+                self.requests.append((method, path, body.decode()))
+                key = path if method == "GET" else "%s %s" % (method, path)
+                if key in self.replies:
+                    status, out = "200 OK", json.dumps(self.replies[key])
+                else:
+                    status, out = "404 Not Found", json.dumps({"ietf-restconf:errors": {
+                        "error": [{"error-type": "application", "error-tag": "invalid-value",
+                                   "error-path": "/x", "error-message": "no such data"}]}})
+                conn.sendall(("HTTP/1.1 %s\r\nContent-Type: application/yang-data+json\r\n"
+                              "Content-Length: %d\r\n\r\n%s" % (status, len(out), out)).encode())
+
+    def close(self):
+        self.sock.close()
+
+
+@pytest.fixture(scope="module")
+def fake():
+    with open(os.path.join(GOLDEN, "fixture.json")) as f:
+        s = FakeServer(json.load(f))
+    yield s
+    s.close()
+
+
+GOLDEN_CASES = [
+    ("show-ports", ["show", "ports"]),
+    ("show-interfaces", ["show", "interfaces"]),
+    ("show-vc", ["show", "vc"]),
+    ("show-vc-port", ["show", "vc", "atm0"]),
+    ("show-vc-detail", ["show", "vc", "atm0", "0/100"]),
+    ("show-routes", ["show", "routes"]),
+    ("show-routes-prefix", ["show", "routes", "10.66.0.0/16"]),
+    ("show-neighbors", ["show", "neighbors"]),
+    ("show-fpm", ["show", "fpm"]),
+    ("show-counters", ["show", "counters"]),
+    ("vc-ping", ["vc", "ping", "atm0", "0/100", "3"]),
+]
+
+
+@pytest.mark.parametrize("name,args", GOLDEN_CASES, ids=[c[0] for c in GOLDEN_CASES])
+def test_golden(fake, name, args):
+    code, out, err = run(fake.path, *args)
+    assert code == 0, err
+    path = os.path.join(GOLDEN, name + ".ok")
+    if os.environ.get("CELLGATECTL_UPDATE"):
+        with open(path, "w") as f:
+            f.write(out)
+    with open(path) as f:
+        assert out == f.read(), "cellgatectl %s differs from %s" % (" ".join(args), path)
+
+
+def test_json_mode_prints_the_api_reply(fake):
+    code, out, _ = run(fake.path, "--json", "show", "fpm")
+    assert code == 0 and json.loads(out)["cellgate:fpm"]["state"] == "connected"
+
+
+def test_requests_are_what_the_api_expects(fake):
+    fake.requests.clear()
+    run(fake.path, "route", "add", "10.5.0.0/16", "via", "10.0.1.2", "10.0.2.2")
+    run(fake.path, "route", "del", "10.5.0.0/16")
+    run(fake.path, "clear", "counters", "eth0")
+    run(fake.path, "vc", "add", "atm0", "atm0.300", "1/301", "vc-mux-ipv4", "peer", "10.3.0.3")
+    assert fake.requests[0][:2] == ("POST", "/restconf/data/cellgate:cellgate/routing")
+    assert json.loads(fake.requests[0][2]) == {"cellgate:static-route": [
+        {"prefix": "10.5.0.0/16", "nexthop": [{"address": "10.0.1.2"}, {"address": "10.0.2.2"}]}]}
+    assert fake.requests[1][:2] == (
+        "DELETE", "/restconf/data/cellgate:cellgate/routing/static-route=10.5.0.0%2F16")
+    assert fake.requests[2][:2] == ("POST", "/restconf/operations/cellgate:clear-counters")
+    assert json.loads(fake.requests[2][2]) == {"cellgate:input": {"port": "eth0"}}
+    assert fake.requests[3][1] == \
+        "/restconf/data/cellgate:cellgate/port=atm0/subinterface=atm0.300"
+    assert json.loads(fake.requests[3][2])["cellgate:pvc"][0] == {
+        "vpi": 1, "vci": 301, "encapsulation": "vc-mux-ipv4", "peer-address": "10.3.0.3"}
+
+
+def test_usage_errors_exit_2(fake):
+    for args in (["show"], ["show", "bogus"], ["route", "add", "10.0.0.0/8"],
+                 ["vc", "ping", "atm0"], ["frobnicate"]):
+        code, _, err = run(fake.path, *args)
+        assert code == 2 and err, args
+    code, _, err = run(fake.path, "vc", "ping", "atm0", "1-100")
+    assert code == 1 and "VPI/VCI" in err
+
+
+def test_no_daemon_says_so(tmp_path):
+    code, _, err = run(str(tmp_path / "none.sock"), "show", "ports")
+    assert code == 1 and "is cellgated running?" in err
+
+
+# --- against a running cellgated ----------------------------------------------
+
+def test_route_add_show_del(topo, router):
+    s = rc.sock(router)
+    code, _, err = run(s, "route", "add", "10.55.0.0/24", "via", "10.0.2.2")
+    assert code == 0, err
+    code, out, _ = run(s, "show", "routes", "10.55.0.0/24")
+    assert code == 0 and "10.55.0.0/24" in out and "10.0.2.2 via eth1" in out
+    code, _, err = run(s, "route", "add", "10.55.0.0/24", "blackhole")
+    assert code == 1 and "already exists" in err and "10.55.0.0/24" in err
+    code, _, err = run(s, "route", "del", "10.55.0.0/24")
+    assert code == 0, err
+    code, _, err = run(s, "show", "routes", "10.55.0.0/24")
+    assert code == 1 and "no such data" in err
+
+
+def test_rejected_route_says_why(router):
+    code, _, err = run(rc.sock(router), "route", "add", "10.56.0.0/24", "via", "192.0.2.1")
+    assert code == 1 and "no connected subnet reaches the gateway" in err
+    code, _, err = run(rc.sock(router), "route", "add", "10.56.0.1/24", "blackhole")
+    assert code == 1 and "host bits" in err
+
+
+def test_show_ports_and_clear_counters(topo, router):
+    s = rc.sock(router)
+    topo.exec("h1", ["ping", "-c", "2", "-i", "0.2", "10.0.2.2"])
+    code, out, _ = run(s, "show", "ports")
+    rows = {ln.split()[0]: ln.split() for ln in out.splitlines()[1:]}
+    assert code == 0 and set(rows) == {"eth0", "eth1", "eth2"}
+    assert int(rows["eth0"][4]) > 0  # rx-packets
+    code, _, err = run(s, "clear", "counters")
+    assert code == 0, err
+    code, out, _ = run(s, "show", "ports")
+    rows = {ln.split()[0]: ln.split() for ln in out.splitlines()[1:]}
+    assert int(rows["eth0"][4]) < 4
