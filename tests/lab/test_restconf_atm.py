@@ -99,9 +99,9 @@ def test_capture_start_stop_at_runtime(topo, routers, tmp_path):
     assert res.status == 204, res
     again = rc.request(r, "POST", op % "start", {"cellgate:input": dict(vc, file=path)})
     assert again.status == 409 and again.error()["error-tag"] == "in-use"
-    # VC 0/100 captures from its configured capture-file already.
+    # VC 0/200 captures from its configured capture-file already (atmlab.py).
     busy = rc.request(r, "POST", op % "start",
-                      {"cellgate:input": {"port": "atm0", "vpi": 0, "vci": 100,
+                      {"cellgate:input": {"port": "atm0", "vpi": 0, "vci": 200,
                                           "file": str(tmp_path / "x.pcap")}})
     assert busy.status == 409
     topo.exec("h1", ["ping", "-c", "3", "-i", "0.2", "-W", "2", "10.3.0.2"])
