@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "mgmt.h"
+#include "mgmt/snmp/snmp.h"
 #include "stats_fields.h"
 
 static const char *ip_str(uint32_t ip, char *buf)
@@ -214,7 +215,10 @@ static void state_sessions(FILE *out, const struct control *ctl)
 	if (fs.last_change_ms)
 		json_time(out, "last-change", fs.last_change_ms);
 	fprintf(out, ",\"messages-in\":\"%lu\",\"errors\":\"%lu\"}", fs.messages_in, fs.errors);
-	fputs(",\"snmp\":{\"state\":\"not-configured\"}", out);
+	fprintf(out, ",\"snmp\":{\"state\":\"%s\"}",
+	        !ctl->snmp                       ? "not-configured"
+	        : snmp_agent_connected(ctl->snmp) ? "connected"
+	                                          : "connecting");
 }
 
 int mgmt_state_json(struct control *ctl, FILE *out)

@@ -52,6 +52,18 @@ struct snmp_agent {
 
 static struct snmp_agent *the_agent; /* net-snmp is process-wide state: one agent */
 
+/*
+ * net-snmp's AgentX subagent keeps its session with the master here
+ * (agentx/subagent.c), NULL while there is none. libnetsnmpagent exports it
+ * but no installed header declares it.
+ */
+extern netsnmp_session *main_session;
+
+bool snmp_agent_connected(const struct snmp_agent *ag)
+{
+	return ag && main_session != NULL;
+}
+
 static uint64_t realtime_ms(void)
 {
 	struct timespec ts;

@@ -20,3 +20,8 @@ void snmp_agent_stop(struct snmp_agent *ag)
 void snmp_agent_notify_vc_state(struct snmp_agent *ag, unsigned vc, uint8_t oper)
 {
 }
+
+bool snmp_agent_connected(const struct snmp_agent *ag)
+{
+	return false;
+}

@@ -12,6 +12,7 @@
 #ifndef CELLGATE_SNMP_H
 #define CELLGATE_SNMP_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "snmp_model.h"
@@ -31,6 +32,9 @@ struct snmp_config {
  */
 int snmp_agent_start(struct event_base *base, const struct snmp_source *src,
                      const struct snmp_config *cfg, struct snmp_agent **out);
+
+/* Whether the subagent has a session with the master agent now. */
+bool snmp_agent_connected(const struct snmp_agent *ag);
 
 /* Unregister, close the session, free. NULL is fine. */
 void snmp_agent_stop(struct snmp_agent *ag);

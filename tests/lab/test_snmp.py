@@ -22,6 +22,7 @@ import pytest
 
 import atmlab
 import lab
+import restconf as rc
 from conftest import start_router
 from test_atm import capture_path, ping, topo, wait_ping  # noqa: F401 (fixtures)
 
@@ -209,6 +210,11 @@ def ifindex(topo):  # noqa: F811
     return lambda dev: topo.link("r", dev)["ifindex"]
 
 
+def snmp_session(r):
+    """The subagent's session as RESTCONF reports it (/cellgate/state/snmp)."""
+    return rc.state(r)["snmp"]["state"]
+
+
 def vc_idx(ifindex, vci, vpi=0):
     return ".%d.%d.%d" % (ifindex("atm0"), vpi, vci)
 
@@ -219,12 +225,14 @@ def test_runs_without_snmpd_then_connects(topo, routers, snmp):  # noqa: F811
     assert wait_ping(topo, "h1", "10.0.4.2"), "no forwarding while snmpd is absent"
     assert r.alive()
     assert "subagent connected" not in r.log()
+    assert snmp_session(r) == "connecting"
     t0 = snmp.start_snmpd()
     ok = lab.wait_for(snmp.answers, timeout=PING_INTERVAL + 5, interval=0.1)
     took = time.monotonic() - t0
     assert ok, "subagent never answered through snmpd:\n" + r.log()[-2000:]
     assert took <= PING_INTERVAL + 1.5, "connected %.1f s after snmpd started" % took
     assert "AgentX subagent connected" in r.log()
+    assert snmp_session(r) == "connected"
 
 
 def test_walk_atm_mib_tables(routers, snmp, ifindex):
@@ -398,6 +406,9 @@ def test_snmpd_restart_subagent_returns(routers, snmp):
     """snmpd restarted: the subagent registers again within its ping interval."""
     r, _ = routers
     snmp.stop_snmpd()
+    # RESTCONF's view of the session follows (net-snmp notices at its next ping).
+    assert lab.wait_for(lambda: snmp_session(r) == "connecting", timeout=PING_INTERVAL + 5,
+                        interval=0.2), snmp_session(r)
     t0 = snmp.start_snmpd()
     ok = lab.wait_for(snmp.answers, timeout=PING_INTERVAL + 5, interval=0.1)
     took = time.monotonic() - t0
