@@ -49,12 +49,10 @@ struct rib *rib_new(struct dataplane *dp, rib_l2_seed_fn seed, void *seed_arg)
 	rib->dp = dp;
 	rib->seed = seed;
 	rib->seed_arg = seed_arg;
-	rib->nslots = ROUTE_SLOTS_INIT;
-	rib->routes = calloc(rib->nslots, sizeof(*rib->routes));
 	rib->nh_meta = calloc(NH_MAX, sizeof(*rib->nh_meta));
 	rib->nhg_meta = calloc(NHG_MAX, sizeof(*rib->nhg_meta));
-	if (!rib->routes || !rib->nh_meta || !rib->nhg_meta || ids_init(&rib->nh_ids, NH_MAX) ||
-	    ids_init(&rib->nhg_ids, NHG_MAX)) {
+	if (oa_init(&rib->routes, sizeof(struct rib_route), ROUTE_SLOTS_INIT) || !rib->nh_meta ||
+	    !rib->nhg_meta || ids_init(&rib->nh_ids, NH_MAX) || ids_init(&rib->nhg_ids, NHG_MAX)) {
 		rib_free(rib);
 		return NULL;
 	}
@@ -65,71 +63,12 @@ void rib_free(struct rib *rib)
 {
 	if (!rib)
 		return;
-	free(rib->routes);
+	oa_fini(&rib->routes);
 	free(rib->nh_meta);
 	free(rib->nhg_meta);
 	ids_fini(&rib->nh_ids);
 	ids_fini(&rib->nhg_ids);
 	free(rib);
-}
-
-static uint32_t route_home(uint64_t key, uint32_t nslots)
-{
-	key *= 0x9e3779b97f4a7c15ull;
-	return (uint32_t)(key >> 32) & (nslots - 1);
-}
-
-/* The slot holding key, or the empty slot where it would go. */
-static struct rib_route *route_slot(const struct rib *rib, uint64_t key)
-{
-	uint32_t mask = rib->nslots - 1;
-	uint32_t i = route_home(key, rib->nslots);
-
-	while (rib->routes[i].key && rib->routes[i].key != key)
-		i = (i + 1) & mask;
-	return &rib->routes[i];
-}
-
-/* Double the table once it is 3/4 full, so probe sequences stay short. */
-static int rib_grow(struct rib *rib)
-{
-	uint32_t n = rib->nslots * 2;
-	struct rib_route *old = rib->routes, *nt;
-
-	if ((uint64_t)rib->nused * 4 < (uint64_t)rib->nslots * 3)
-		return 0;
-	nt = calloc(n, sizeof(*nt));
-	if (!nt)
-		return -ENOMEM;
-	rib->routes = nt;
-	rib->nslots = n;
-	for (uint32_t i = 0; i < n / 2; i++)
-		if (old[i].key)
-			*route_slot(rib, old[i].key) = old[i];
-	free(old);
-	return 0;
-}
-
-/* Empty slot r, moving later entries of its probe run back (no tombstones). */
-static void route_remove(struct rib *rib, struct rib_route *r)
-{
-	uint32_t mask = rib->nslots - 1;
-	uint32_t hole = (uint32_t)(r - rib->routes), j = hole;
-
-	for (;;) {
-		j = (j + 1) & mask;
-		if (!rib->routes[j].key)
-			break;
-		uint32_t home = route_home(rib->routes[j].key, rib->nslots);
-		/* Move j into the hole unless its home lies cyclically in (hole, j]. */
-		bool stays = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
-		if (!stays) {
-			rib->routes[hole] = rib->routes[j];
-			hole = j;
-		}
-	}
-	rib->routes[hole] = (struct rib_route){0};
-	rib->nused--;
 }
 
 /* Port id of a gateway reachable on a connected subnet (or a resolved host route), or -1. */
@@ -222,7 +161,7 @@ static int rib_program(struct rib *rib, struct rib_route *r)
 		         best ? "insert" : "delete");
 		return err;
 	}
-	r->installed = best;
+	r->installed = (uint16_t)best;
 	return 0;
 }
 
@@ -240,17 +179,15 @@ int rib_route_set(struct rib *rib, uint32_t prefix, uint8_t len, enum rib_source
 	uint32_t g = rib_group_build(rib, type, paths, npaths, key);
 	if (!g)
 		return -ENETUNREACH;
-	if (rib_grow(rib) != 0) {
+	if (oa_reserve(&rib->routes) != 0) {
 		rib_nhg_unref(rib, g);
 		return -ENOMEM;
 	}
-	struct rib_route *r = route_slot(rib, key);
-	if (!r->key) {
-		r->key = key;
-		rib->nused++;
-	}
+	struct rib_route *r = oa_slot(&rib->routes, key);
+	if (!r->key)
+		oa_claim(&rib->routes, r, key);
 	uint32_t old = r->nhg[source];
-	r->nhg[source] = g;
+	r->nhg[source] = (uint16_t)g;
 	if (!old)
 		rib->nroutes[source]++;
 	int err = rib_program(rib, r);
@@ -261,9 +198,9 @@ int rib_route_set(struct rib *rib, uint32_t prefix, uint8_t len, enum rib_source
 
 int rib_route_del(struct rib *rib, uint32_t prefix, uint8_t len, enum rib_source source)
 {
-	struct rib_route *r = route_slot(rib, route_key(prefix, len));
+	struct rib_route *r = oa_find(&rib->routes, route_key(prefix, len));
 
-	if (!r->key || !r->nhg[source])
+	if (!r || !r->nhg[source])
 		return -ENOENT;
 	uint32_t old = r->nhg[source];
 	r->nhg[source] = 0;
@@ -274,15 +211,15 @@ int rib_route_del(struct rib *rib, uint32_t prefix, uint8_t len, enum rib_source
 	for (int s = 0; s < RIB_SRC__MAX; s++)
 		empty &= r->nhg[s] == 0;
 	if (empty && r->installed == 0)
-		route_remove(rib, r);
+		oa_remove(&rib->routes, r);
 	return err;
 }
 
 int rib_route_best(const struct rib *rib, uint32_t prefix, uint8_t len)
 {
-	const struct rib_route *r = route_slot(rib, route_key(prefix, len));
+	const struct rib_route *r = oa_find(&rib->routes, route_key(prefix, len));
 
-	for (int s = 0; r->key && s < RIB_SRC__MAX; s++)
+	for (int s = 0; r && s < RIB_SRC__MAX; s++)
 		if (r->nhg[s])
 			return s;
 	return -1;

@@ -2,11 +2,14 @@
 #define CELLGATE_RIB_PRIV_H
 
 #include "config.h"
+#include "oa_table.h"
 #include "rib.h"
 
 #define NH_BUCKETS    16384
 #define NHG_BUCKETS   16384
 #define NHG_PATHS_MAX 16
+
+_Static_assert(NHG_MAX <= 65536, "struct rib_route keeps next-hop group ids in 16 bits");
 
 struct id_pool {
 	uint32_t *free, nfree;
@@ -28,15 +31,12 @@ struct nhg_meta {
 	uint32_t nh[NHG_PATHS_MAX];
 };
 
-/*
- * One slot of the route table: open addressing with linear probing, so a
- * lookup is one cache miss and a route costs no allocation of its own (the
- * FPM feed sets a million routes a second through here).
- */
+/* One entry of the route table (an oa_table: see oa_table.h for why). */
 struct rib_route {
 	uint64_t key; /* ROUTE_USED | prefix << 8 | len; 0 = empty slot */
-	uint32_t nhg[RIB_SRC__MAX];
-	uint32_t installed; /* nhg id in the FIB, 0 = none */
+	/* Group ids fit 16 bits (NHG_MAX): 24 bytes a route, not 32, at a million routes. */
+	uint16_t nhg[RIB_SRC__MAX];
+	uint16_t installed; /* nhg id in the FIB, 0 = none */
 };
 
 struct rib {
@@ -51,9 +51,7 @@ struct rib {
 	uint32_t nhg_bucket[NHG_BUCKETS];
 	uint64_t nnh, nnhg;
 
-	struct rib_route *routes; /* nslots entries, a power of two */
-	uint32_t nslots;
-	uint32_t nused;
+	struct oa_table routes; /* of struct rib_route */
 	uint64_t nroutes[RIB_SRC__MAX];
 	uint64_t errors;
 };
