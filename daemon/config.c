@@ -465,7 +465,9 @@ static int cfg_fill(const struct cfg_pstate *ps, struct cfg *cfg, const struct l
 		if (rc)
 			return rc;
 	}
-	return cfg_fill_routes(ps, cfg, cfg_child(top, "routing"));
+	n = cfg_child(top, "routing");
+	cfg_fpm_fill(&cfg->fpm, n ? cfg_child(n, "fpm") : NULL);
+	return cfg_fill_routes(ps, cfg, n);
 }
 
 /* Parse, then validate the cellgate module alone, which also adds its defaults. */

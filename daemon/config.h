@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "daemon/config_fpm.h"
 #include "datapath/port.h"
 
 #define CFG_ADDR_MAX 16 /* IPv4 addresses per port */
@@ -66,6 +67,8 @@ struct cfg {
 
 	unsigned nroutes;
 	struct cfg_route *routes; /* heap array of nroutes */
+
+	struct cfg_fpm fpm; /* FPM server for zebra (config_fpm.h) */
 };
 
 /*

@@ -10,12 +10,15 @@
 #include "neigh.h"
 #include "rib.h"
 
+struct fpm_server;
+
 struct control {
 	struct event_base *base;
 	struct dataplane *dp;
 	struct cfg *cfg;
 	struct rib *rib;
 	struct neigh_table *neigh;
+	struct fpm_server *fpm; /* zebra's FPM feed (fpm.h) */
 	const char *rundir;
 	uint64_t rx_ring_drops[PORT_MAX];
 	int worker_cpu[WORKER_MAX];

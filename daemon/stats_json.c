@@ -6,6 +6,7 @@
 
 #include "control.h"
 #include "datapath/log.h"
+#include "fpm.h"
 
 static void port_json(FILE *out, const struct port *pt, const struct stats_port *sp)
 {
@@ -61,7 +62,9 @@ void control_stats_json(struct control *ctl, FILE *out)
 		        "%s{\"id\":%u,\"cpu\":%d,\"loops\":%lu,\"bursts\":%lu,\"arp-held\":%lu}",
 		        w ? "," : "", w, ctl->worker_cpu[w], snap.worker_loops[w],
 		        snap.worker_bursts[w], snap.worker_held[w]);
-	fputs("]}\n", out);
+	fputs("],\"fpm\":", out);
+	fpm_server_stats_json(ctl->fpm, out);
+	fputs("}\n", out);
 }
 
 int control_stats_write(struct control *ctl)
