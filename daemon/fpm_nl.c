@@ -46,7 +46,9 @@ int fpm_frame_next(struct fpm_frame_iter *it, const void **msg, size_t *len)
 
 	if (it->rem <= 0)
 		return 0;
-	if (!mnl_nlmsg_ok(nlh, it->rem))
+	/* mnl_nlmsg_ok compares nlmsg_len as an int: a length of 2^31 or more passes it. */
+	if (it->rem < (int)sizeof(*nlh) || nlh->nlmsg_len > (uint32_t)it->rem ||
+	    !mnl_nlmsg_ok(nlh, it->rem))
 		return -FPM_E_NLMSG;
 	*msg = nlh;
 	*len = nlh->nlmsg_len;
@@ -358,7 +360,8 @@ enum fpm_err fpm_nl_decode(const void *buf, size_t len, struct fpm_msg *out)
 {
 	const struct nlmsghdr *nlh = buf;
 
-	if (len > FPM_FRAME_MAX || !mnl_nlmsg_ok(nlh, (int)len))
+	if (len > FPM_FRAME_MAX || len < sizeof(*nlh) || nlh->nlmsg_len > len ||
+	    !mnl_nlmsg_ok(nlh, (int)len))
 		return FPM_E_NLMSG;
 	out->nl_type = nlh->nlmsg_type;
 	switch (nlh->nlmsg_type) {

@@ -12,7 +12,7 @@ mkdir -p "$OUT"
 command -v "$CC" >/dev/null || { echo "fuzz: $CC not found (apt-get install clang)" >&2; exit 1; }
 
 FLAGS="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-	-I$ROOT -I$ROOT/datapath $(pkg-config --cflags liburcu-qsbr)"
+	-I$ROOT -I$ROOT/datapath $(pkg-config --cflags liburcu-qsbr libmnl)"
 DATAPATH="$ROOT/datapath/port.c $ROOT/datapath/port_afpacket.c $ROOT/datapath/port_afpacket_io.c $ROOT/datapath/log.c \
 	$ROOT/datapath/ip4.c $ROOT/datapath/ip4_frag.c $ROOT/datapath/icmp.c $ROOT/datapath/arp.c \
 	$ROOT/datapath/dataplane.c $ROOT/datapath/worker.c $ROOT/datapath/worker_fwd.c \
@@ -21,12 +21,14 @@ DATAPATH="$ROOT/datapath/port.c $ROOT/datapath/port_afpacket.c $ROOT/datapath/po
 declare -A SOURCES=(
 	[fuzz_worker]="$ROOT/tests/fuzz/fuzz_worker.c $ROOT/tests/unit/port_fake.c \
 		$ROOT/daemon/rib.c $ROOT/daemon/rib_nh.c $DATAPATH"
+	[fuzz_fpm]="$ROOT/tests/fuzz/fuzz_fpm.c $ROOT/daemon/fpm_nl.c $ROOT/daemon/fpm_table.c \
+		$ROOT/daemon/fpm_nh.c $ROOT/daemon/rib.c $ROOT/daemon/rib_nh.c $DATAPATH"
 )
 
 rc=0
 for t in "${!SOURCES[@]}"; do
 	# shellcheck disable=SC2086
-	if ! $CC $FLAGS -o "$OUT/$t" ${SOURCES[$t]} $(pkg-config --libs liburcu-qsbr) -lpthread; then
+	if ! $CC $FLAGS -o "$OUT/$t" ${SOURCES[$t]} $(pkg-config --libs liburcu-qsbr libmnl) -lpthread; then
 		echo "fuzz: $t: build failed" >&2
 		rc=1
 		continue

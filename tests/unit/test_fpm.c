@@ -203,6 +203,14 @@ static void test_decode(void)
 	n->nlmsg_type = RTM_NEWNEIGH;
 	CHECK_EQ(decode_one(&b, &m), FPM_OK);
 	CHECK_EQ(m.type, FPM_MSG_OTHER);
+
+	/* A length of 2^31 + 16 (found by the fuzzer: libmnl compares it as an int). */
+	n->nlmsg_len = 0x80000010u;
+	struct fpm_frame_iter it = {.p = b.p + 4, .rem = (int)(b.len - 4)};
+	const void *msg;
+	size_t mlen;
+	CHECK_EQ(fpm_frame_next(&it, &msg, &mlen), -FPM_E_NLMSG);
+	CHECK_EQ(decode_one(&b, &m), FPM_E_NLMSG);
 	free(b.p);
 }
 
