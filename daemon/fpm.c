@@ -18,11 +18,12 @@
 #include "fpm.h"
 #include "fpm_table.h"
 
-#define FPM_BUF_SIZE    (1u << 20) /* stream buffer; always room for one whole frame */
-#define FPM_READ_BUDGET (1u << 20) /* bytes per callback, so timers and signals keep running */
-#define FPM_RCVBUF      (4 << 20)  /* let zebra's replay run ahead of us without stalling it */
-#define FPM_SWEEP_CHUNK 65536u     /* stale routes removed per event-loop turn */
-#define FPM_SETTLE_TICK 100        /* ms between settle checks */
+#define FPM_BUF_SIZE       (1u << 20) /* stream buffer; always room for one whole frame */
+#define FPM_READ_BUDGET    (1u << 20) /* bytes per callback, so timers and signals keep running */
+#define FPM_RCVBUF         (4 << 20)  /* let zebra's replay run ahead of us without stalling it */
+#define FPM_SWEEP_CHUNK    65536u     /* stale routes removed per event-loop turn */
+#define FPM_SETTLE_TICK    100        /* ms between settle checks */
+#define FPM_PREFETCH_AHEAD 8          /* frames; a route costs ~1 us, a cache miss ~0.1-0.3 us */
 
 enum fpm_state { FPM_DISABLED, FPM_LISTENING, FPM_SYNCING, FPM_SWEEPING, FPM_ESTABLISHED };
 
@@ -106,13 +107,29 @@ static void session_close(struct fpm_server *s, bool error, const char *why)
 		s->state = FPM_LISTENING;
 }
 
+/* Prefetch the next complete frame after *ahead; false when there is none. */
+static bool stream_prefetch_next(struct fpm_server *s, size_t *ahead)
+{
+	long flen = fpm_frame_check(s->buf + *ahead, s->len - *ahead);
+
+	if (flen <= 0)
+		return false;
+	fpm_table_prefetch(s->table, s->buf + *ahead + FPM_HDR_LEN, (size_t)flen - FPM_HDR_LEN);
+	*ahead += (size_t)flen;
+	return true;
+}
+
 /* Frame and apply what the buffer holds; false when the stream is broken. */
 static bool stream_process(struct fpm_server *s)
 {
-	size_t off = 0;
+	size_t off = 0, ahead = 0;
 	long flen;
 
+	/* The table slots of frame i + FPM_PREFETCH_AHEAD load while frame i is applied. */
+	for (unsigned i = 0; i < FPM_PREFETCH_AHEAD && stream_prefetch_next(s, &ahead); i++)
+		;
 	while ((flen = fpm_frame_check(s->buf + off, s->len - off)) > 0) {
+		stream_prefetch_next(s, &ahead);
 		const uint8_t *payload = s->buf + off + FPM_HDR_LEN;
 		size_t plen = (size_t)flen - FPM_HDR_LEN;
 		if ((uintptr_t)payload & 3) {

@@ -341,16 +341,17 @@ static void r4_new(struct fpm_table *t, const struct fpm_route *r)
 		r4_unlink(t, e);
 		t->c.routes_replaced++;
 	}
+	const struct fpm_target *use = &tg;
 	if (r->nh_id && r->type == RTN_UNICAST && tg.reject < 0) {
 		struct fpm_nh *n = fpm_nh_get(t, r->nh_id);
 		if (!n || fpm_nh_dep_add(t, n, key, &e->pos) != 0) {
 			tg = (struct fpm_target){.reject = FPM_REJ_RIB, .detail = -ENOMEM};
 		} else {
 			e->nh = n->slot + 1;
-			tg = n->state == NHS_KNOWN ? n->target : target_pending;
+			use = n->state == NHS_KNOWN ? &n->target : &target_pending;
 		}
 	}
-	r4_program(t, e, &tg);
+	r4_program(t, e, use);
 }
 
 static void r4_drop(struct fpm_table *t, struct fpm_r4 *e)
@@ -587,6 +588,30 @@ enum fpm_err fpm_table_frame(struct fpm_table *t, const uint8_t *payload, size_t
 		return FPM_E_NLMSG;
 	}
 	return FPM_OK;
+}
+
+void fpm_table_prefetch(const struct fpm_table *t, const uint8_t *payload, size_t len)
+{
+	struct nlmsghdr nlh;
+	struct rtmsg rtm;
+	struct nlattr a;
+	uint32_t dst;
+	const size_t at = NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(rtm));
+
+	if (len < at + sizeof(a) + sizeof(dst))
+		return;
+	memcpy(&nlh, payload, sizeof(nlh));
+	memcpy(&rtm, payload + NLMSG_HDRLEN, sizeof(rtm));
+	memcpy(&a, payload + at, sizeof(a));
+	if ((nlh.nlmsg_type != RTM_NEWROUTE && nlh.nlmsg_type != RTM_DELROUTE) ||
+	    rtm.rtm_family != AF_INET || rtm.rtm_dst_len > 32 || a.nla_type != RTA_DST ||
+	    a.nla_len != sizeof(a) + sizeof(dst))
+		return;
+	memcpy(&dst, payload + at + sizeof(a), sizeof(dst));
+	uint32_t prefix = ntohl(dst);
+	__builtin_prefetch(oa_at(&t->r4, oa_home(r4_key(prefix, rtm.rtm_dst_len), t->r4.nslots)),
+	                   1);
+	rib_route_prefetch(t->rib, prefix, rtm.rtm_dst_len);
 }
 
 /* --- Sessions and the sweep ------------------------------------------------ */

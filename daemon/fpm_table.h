@@ -93,6 +93,15 @@ int fpm_table_session_start(struct fpm_table *t);
  */
 enum fpm_err fpm_table_frame(struct fpm_table *t, const uint8_t *payload, size_t len);
 
+/*
+ * Start loading the table slots a frame's IPv4 route will touch (this
+ * table's and the RIB's). A route costs a few cache misses on tables of
+ * a million entries; issued some frames ahead, they overlap. Only looks at
+ * a frame laid out as zebra lays it out (RTA_DST first), every read
+ * bounds-checked; anything else is simply not prefetched.
+ */
+void fpm_table_prefetch(const struct fpm_table *t, const uint8_t *payload, size_t len);
+
 /* Stale IPv4/IPv6 routes re-announced so far (what the settle timer watches). */
 uint64_t fpm_table_reconfirmed(const struct fpm_table *t);
 

@@ -215,6 +215,13 @@ int rib_route_del(struct rib *rib, uint32_t prefix, uint8_t len, enum rib_source
 	return err;
 }
 
+void rib_route_prefetch(const struct rib *rib, uint32_t prefix, uint8_t len)
+{
+	uint64_t key = route_key(prefix, len);
+
+	__builtin_prefetch(oa_at(&rib->routes, oa_home(key, rib->routes.nslots)), 1);
+}
+
 int rib_route_best(const struct rib *rib, uint32_t prefix, uint8_t len)
 {
 	const struct rib_route *r = oa_find(&rib->routes, route_key(prefix, len));
