@@ -73,7 +73,7 @@ class Frr:
             pass
         self.topo.exec(self.ns, cmd, check=True, timeout=30)
         sock = self.path(name + ".vty")
-        if not lab.wait_for(lambda: os.path.exists(sock), timeout=15):
+        if not lab.wait_for(lambda: os.path.exists(sock), timeout=120):
             raise RuntimeError("%s did not open %s:\n%s" %
                                (name, sock, self.log(name)))
 
@@ -83,6 +83,14 @@ class Frr:
 
     def start_staticd(self):
         self._daemon("staticd")
+        return self
+
+    def start_bgpd(self, config, no_zebra=False):
+        """bgpd with this configuration text; no_zebra: a standalone speaker
+        (-Z) that only originates, e.g. a BGP feed in a neighbour namespace."""
+        with open(self.path("bgpd.conf"), "w") as f:
+            f.write(config)
+        self._daemon("bgpd", ["-Z"] if no_zebra else [])
         return self
 
     def start(self):
@@ -154,7 +162,7 @@ class Frr:
             return ""
 
     def stop(self, keep=False):
-        for name in ("staticd", "zebra"):
+        for name in ("bgpd", "staticd", "zebra"):
             self.kill(name, signal.SIGTERM)
         if not keep:
             shutil.rmtree(self.dir, ignore_errors=True)
