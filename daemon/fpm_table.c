@@ -500,7 +500,10 @@ static void route_apply(struct fpm_table *t, const struct fpm_msg *m)
 	bool del = m->type == FPM_MSG_DELROUTE;
 
 	if (r->family != AF_INET && r->family != AF_INET6) {
-		t->c.ignored_family++; /* MPLS label routes (AF_MPLS) when zebra has MPLS on */
+		/* MPLS label routes (AF_MPLS) when zebra has MPLS on. */
+		t->c.ignored_family++;
+		fpm_log_limited(t, "fpm: route of address family %u not handled: skipped",
+		                r->family);
 		return;
 	}
 	if (route_table_id(r) != RT_TABLE_MAIN) {
@@ -526,7 +529,9 @@ static void msg_apply(struct fpm_table *t, const struct fpm_msg *m)
 	case FPM_MSG_DELNEXTHOP:
 		fpm_nh_apply(t, &m->nhobj, m->type == FPM_MSG_DELNEXTHOP);
 		break;
-	default: /* counted by type; EVPN neighbours and the like are not ours */
+	default: /* EVPN neighbours (RTM_NEWNEIGH) and the like: not ours */
+		fpm_log_limited(t, "fpm: netlink message type %u not handled: skipped [other]",
+		                m->nl_type);
 		break;
 	}
 }
