@@ -75,6 +75,7 @@ OIFS="$(ifx r-h2),$(ifx r-h3)"
 ip netns exec "$NS_H2" "$PY" -c '
 import signal, socket, sys, time
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("10.20.0.1", 9999)); s.settimeout(0.2)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)  # this receiver shares 2 busy CPUs
 n, last, gap = 0, None, 0.0
 signal.signal(signal.SIGTERM, lambda *a: (print("flow: received %d, longest gap %.3f s" % (n, gap), flush=True), sys.exit(0)))
 while True:
@@ -88,6 +89,16 @@ while True:
 RX=$!
 sleep 0.5
 ip netns exec "$NS_H1" ping -c 1 -W 1 10.20.0.1 >/dev/null  # resolve ARP first
+# What cellgated itself did with the flow: eth0 (h1 side) drops and ring
+# drops, eth1 (h2 side) transmissions, whatever the receiving process saw.
+ports() {
+	rm -f "$WORK/run/stats.json"
+	kill -USR1 "$(cat "$WORK/run/cellgated.pid")"
+	for _ in $(seq 200); do [ -s "$WORK/run/stats.json" ] && break; sleep 0.01; done
+	"$PY" -c 'import json,sys; p={x["name"]: x for x in json.load(open(sys.argv[1]))["ports"]}
+print(p["eth0"]["drops-total"] + p["eth0"]["rx-ring-drops"], p["eth1"]["tx-packets"])' "$WORK/run/stats.json"
+}
+read -r DROPS0 TX0 < <(ports)
 ip netns exec "$NS_H1" "$PY" -c '
 import signal, socket, sys, time
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); n, t0 = 0, time.monotonic()
@@ -105,5 +116,7 @@ sleep 0.5
 kill "$TX"; wait "$TX" 2>/dev/null; TX=""
 sleep 0.3
 kill "$RX"; wait "$RX" 2>/dev/null; RX=""
+read -r DROPS1 TX1 < <(ports)
+echo "flow: cellgated dropped $((DROPS1 - DROPS0)) on eth0, sent $((TX1 - TX0)) out of eth1"
 grep -E "fpm: (session|.*settled)" "$WORK/cellgated.log" | sed 's/^/cellgated: /'
 exit $rc
