@@ -44,6 +44,11 @@ static inline uint32_t oa_home(uint64_t key, uint32_t nslots)
 }
 
 #define OA_HUGE_PAGE (2u << 20)
+#ifdef MADV_POPULATE_WRITE
+#define OA_MADV_POPULATE_WRITE MADV_POPULATE_WRITE
+#else
+#define OA_MADV_POPULATE_WRITE 23 /* linux/mman.h, 5.14 */
+#endif
 
 /*
  * Zeroed memory for the slots. Big tables are probed at random: on 4 KiB
@@ -65,6 +70,12 @@ static inline void *oa_alloc(size_t bytes)
 		munmap(raw, head);
 	munmap(p + bytes, span - head - bytes);
 	(void)madvise(p, bytes, MADV_HUGEPAGE); /* advisory: fine if THP is off */
+	/*
+	 * Every slot is read right away (rehash), which maps the shared zero
+	 * page, and written soon after, which faults again: fault it in
+	 * writable once instead (Linux 5.14; older kernels fault lazily).
+	 */
+	(void)madvise(p, bytes, OA_MADV_POPULATE_WRITE);
 	return p;
 }
 
