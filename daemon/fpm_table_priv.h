@@ -113,6 +113,12 @@ void fpm_log_limited(struct fpm_table *t, const char *fmt, ...)
 void fpm_target_from_paths(struct fpm_table *t, const struct fpm_path *p, unsigned n,
                            struct fpm_target *tg);
 
+/* fpm_r6.c */
+void fpm_r6_new(struct fpm_table *t, const struct fpm_route *r);
+void fpm_r6_del(struct fpm_table *t, const struct fpm_route *r);
+void fpm_r6_sweep(struct fpm_table *t); /* entries of earlier sessions */
+void fpm_r6_free_all(struct fpm_table *t);
+
 /* fpm_nh.c */
 void fpm_nh_reset(struct fpm_table *t);
 void fpm_nh_apply(struct fpm_table *t, const struct fpm_nhobj *o, bool del);

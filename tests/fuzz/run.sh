@@ -22,7 +22,7 @@ declare -A SOURCES=(
 	[fuzz_worker]="$ROOT/tests/fuzz/fuzz_worker.c $ROOT/tests/unit/port_fake.c \
 		$ROOT/daemon/rib.c $ROOT/daemon/rib_nh.c $DATAPATH"
 	[fuzz_fpm]="$ROOT/tests/fuzz/fuzz_fpm.c $ROOT/daemon/fpm_nl.c $ROOT/daemon/fpm_table.c \
-		$ROOT/daemon/fpm_nh.c $ROOT/daemon/rib.c $ROOT/daemon/rib_nh.c $DATAPATH"
+		$ROOT/daemon/fpm_nh.c $ROOT/daemon/fpm_r6.c $ROOT/daemon/rib.c $ROOT/daemon/rib_nh.c $DATAPATH"
 )
 
 rc=0
