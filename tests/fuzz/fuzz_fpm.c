@@ -1,7 +1,8 @@
 /*
  * libFuzzer target: an arbitrary byte stream as the FPM session's TCP stream,
  * cut into frames and decoded exactly as the server does (fpm_frame_check,
- * the 4-byte realignment, fpm_table_frame), applied to the real RIB and FIB.
+ * the prefetch peek, the 4-byte realignment, fpm_table_frame), applied to
+ * the real RIB and FIB.
  * Seeds are frames captured from FRR 8.4's zebra (both modes, a restart
  * replay, IPv6) and a synthetic file with weights and forward references.
  *
@@ -82,6 +83,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (fpm_table_session_start(tab) != 0)
 		return 0;
 	while ((flen = fpm_frame_check(data, size)) > 0) {
+		/* As the server: a look at the frame where it lies, then the aligned copy. */
+		fpm_table_prefetch(tab, data + FPM_HDR_LEN, (size_t)flen - FPM_HDR_LEN);
 		memcpy(aligned, data + FPM_HDR_LEN, (size_t)flen - FPM_HDR_LEN);
 		clamp_short_prefixes((uint8_t *)aligned, (size_t)flen - FPM_HDR_LEN);
 		fpm_table_frame(tab, (const uint8_t *)aligned, (size_t)flen - FPM_HDR_LEN);
