@@ -148,7 +148,7 @@ fi
 # pass or failure per target.
 rc=0
 step fuzz "$LOGDIR/fuzz.log" env FUZZ_OUT="$ROOT/build-fuzz" tests/fuzz/run.sh "${FUZZ_SECONDS:-20}" || rc=1
-p=$(grep -c ': no crash$' "$LOGDIR/fuzz.log")
+p=$(grep -c '^fuzz: .*, no crash$' "$LOGDIR/fuzz.log")
 f=$(grep -cE ': (FAILED|build failed)' "$LOGDIR/fuzz.log")
 if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
 tally "fuzz (libFuzzer, ${FUZZ_SECONDS:-20} s per target)" "$p" "$f"
