@@ -8,6 +8,7 @@
 #include <libmnl/libmnl.h>
 #include <linux/nexthop.h>
 #include <linux/rtnetlink.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -253,11 +254,13 @@ static enum fpm_err route_decode(const struct nlmsghdr *nlh, struct fpm_route *r
 
 	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*rtm))
 		return FPM_E_SHORT;
-	*r = (struct fpm_route){.family = rtm->rtm_family,
-	                        .dst_len = rtm->rtm_dst_len,
-	                        .type = rtm->rtm_type,
-	                        .protocol = rtm->rtm_protocol,
-	                        .table = rtm->rtm_table};
+	/* Everything but the path array (1.5 KiB, used up to npaths): once per route. */
+	memset(r, 0, offsetof(struct fpm_route, paths));
+	r->family = rtm->rtm_family;
+	r->dst_len = rtm->rtm_dst_len;
+	r->type = rtm->rtm_type;
+	r->protocol = rtm->rtm_protocol;
+	r->table = rtm->rtm_table;
 	size_t alen = family_addr_len(r->family);
 	if (!alen) /* MPLS (AF_MPLS) and others: decoded no further, counted by the caller */
 		return FPM_OK;

@@ -84,7 +84,7 @@ struct fpm_route {
 	uint32_t nh_id;  /* RTA_NH_ID (next-hop-group mode), 0 = paths inline */
 	uint8_t dst[16]; /* network order, host bits clear */
 	unsigned npaths;
-	struct fpm_path paths[FPM_PATHS_MAX];
+	struct fpm_path paths[FPM_PATHS_MAX]; /* last: the decoder clears only what precedes it */
 };
 
 struct fpm_nh_member {
