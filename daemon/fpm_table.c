@@ -213,6 +213,8 @@ static void r4_flags_set(struct fpm_table *t, struct fpm_r4 *e, uint8_t flags)
 	t->c.routes4_rib -= (e->flags & R4_IN_RIB) != 0;
 	t->c.routes4_pending += (flags & R4_PENDING) != 0;
 	t->c.routes4_pending -= (e->flags & R4_PENDING) != 0;
+	t->c.routes4_rejected += (flags & R4_REJECTED) != 0;
+	t->c.routes4_rejected -= (e->flags & R4_REJECTED) != 0;
 	e->flags = flags;
 }
 

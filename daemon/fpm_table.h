@@ -66,6 +66,7 @@ struct fpm_table_counters {
 	uint64_t routes4;     /* IPv4 routes of the main table known now */
 	uint64_t routes4_rib; /* ... of which in the RIB */
 	uint64_t routes4_pending;
+	uint64_t routes4_rejected; /* ... of which cellgated cannot forward (see rejected) */
 	uint64_t routes6;
 	uint64_t nhobjs;
 	uint64_t stale; /* waiting for the sweep */

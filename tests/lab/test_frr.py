@@ -315,8 +315,9 @@ def test_route_over_foreign_interface_rejected(topo, cg, zebra):
         topo.exec("r", ["ip", "link", "set", "cgx0", "up"], check=True)
         zebra.configure("ip route 10.51.0.0/16 10.50.0.2")
         # The connected 10.50.0.0/24 and the static route over it.
-        assert wait_fpm(cg, lambda s: s["rejected"]["ifindex"] >= r0 + 2, 10), \
-            fpm(cg)["rejected"]
+        s = wait_fpm(cg, lambda s: s["rejected"]["ifindex"] >= r0 + 2 and
+                     s["routes"]["ipv4-rejected"] >= 2, 10)
+        assert s, fpm(cg)
         p = ping(topo, "h1", "10.51.0.1", wait=2)
         assert "Destination Net Unreachable" in p.stdout, p.stdout
     finally:

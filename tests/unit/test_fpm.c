@@ -275,6 +275,8 @@ static void test_plain_routes(void)
 	CHECK_EQ(c2.rejected[FPM_REJ_IFINDEX] - c.rejected[FPM_REJ_IFINDEX], 1);
 	CHECK_EQ(c2.rejected[FPM_REJ_TABLE] - c.rejected[FPM_REJ_TABLE], 1);
 	CHECK_EQ(c2.rejected[FPM_REJ_TYPE] - c.rejected[FPM_REJ_TYPE], 1);
+	/* Other tables are not recorded at all; the other two are, as rejected. */
+	CHECK_EQ(c2.routes4_rejected, c.routes4_rejected + 2);
 	CHECK_EQ(fib4_lookup(dp.fib, IP(10, 15, 0, 1)), 0);
 	CHECK_EQ(fib4_lookup(dp.fib, IP(10, 16, 0, 1)), 0);
 	CHECK_EQ(fib4_lookup(dp.fib, IP(10, 17, 0, 1)), 0);
