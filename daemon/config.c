@@ -481,7 +481,9 @@ static int cfg_fill(const struct cfg_pstate *ps, struct cfg *cfg, const struct l
 		if (rc)
 			return rc;
 	}
-	rc = cfg_fill_routes(ps, cfg, cfg_child(top, "routing"));
+	n = cfg_child(top, "routing");
+	cfg_fpm_fill(&cfg->fpm, n ? cfg_child(n, "fpm") : NULL);
+	rc = cfg_fill_routes(ps, cfg, n);
 	cfg_mgmt_fill(cfg, top);
 	rc = rc ? rc : cfg_atm_fill(ps, cfg, top);
 	return rc ? rc : cfg_snmp_fill(ps, cfg, top);

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "daemon/config_fpm.h"
 #include "datapath/port.h"
 
 #define CFG_ADDR_MAX  16  /* IPv4 addresses per port or subinterface */
@@ -165,6 +166,8 @@ struct cfg {
 
 	struct cfg_snmp snmp;
 	struct cfg_restconf restconf;
+
+	struct cfg_fpm fpm; /* FPM server for zebra (config_fpm.h) */
 };
 
 /*

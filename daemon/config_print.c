@@ -144,17 +144,22 @@ static int print_routing(FILE *out, const struct cfg *cfg)
 	const struct cfg_route **order;
 
 	order = calloc(cfg->nroutes, sizeof(*order));
-	if (!order)
+	if (!order && cfg->nroutes)
 		return -ENOMEM;
 	for (unsigned i = 0; i < cfg->nroutes; i++)
 		order[i] = &cfg->routes[i];
 	qsort(order, cfg->nroutes, sizeof(*order), route_ptr_cmp);
-	fprintf(out, ",\n    \"routing\": {\n      \"static-route\": [\n");
-	for (unsigned i = 0; i < cfg->nroutes; i++) {
-		print_route(out, order[i]);
-		fprintf(out, "%s\n", i + 1 < cfg->nroutes ? "," : "");
+	fprintf(out, ",\n    \"routing\": {\n");
+	if (cfg->nroutes) {
+		fprintf(out, "      \"static-route\": [\n");
+		for (unsigned i = 0; i < cfg->nroutes; i++) {
+			print_route(out, order[i]);
+			fprintf(out, "%s\n", i + 1 < cfg->nroutes ? "," : "");
+		}
+		fprintf(out, "      ],\n");
 	}
-	fprintf(out, "      ]\n    }");
+	cfg_fpm_print(out, &cfg->fpm);
+	fprintf(out, "\n    }");
 	free(order);
 	return 0;
 }
@@ -173,8 +178,7 @@ int cfg_print(const struct cfg *cfg, FILE *out)
 		}
 		fprintf(out, "    ]");
 	}
-	if (cfg->nroutes)
-		rc = print_routing(out, cfg);
+	rc = print_routing(out, cfg);
 	cfg_snmp_print(out, cfg);
 	cfg_mgmt_print(out, cfg);
 	fprintf(out, "\n  }\n}\n");

@@ -14,6 +14,7 @@
 struct snmp_agent;
 struct snmp_source;
 struct mgmt;
+struct fpm_server;
 
 struct control {
 	struct event_base *base;
@@ -22,6 +23,7 @@ struct control {
 	struct rib *rib;
 	struct neigh_table *neigh;
 	struct atm_ctl *atm;
+	struct fpm_server *fpm; /* zebra's FPM feed (fpm.h) */
 	const char *rundir;
 	uint64_t rx_ring_drops[PORT_MAX];
 	int worker_cpu[WORKER_MAX];

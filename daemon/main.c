@@ -20,6 +20,7 @@
 #include "control.h"
 #include "datapath/log.h"
 #include "mgmt.h"
+#include "fpm.h"
 #include "netdev.h"
 #include "privdrop.h"
 #include "routes.h"
@@ -334,7 +335,8 @@ static int run(struct options *o, struct cfg *cfg)
 	if (dp_workers_start(&dp, ctl.worker_cpu, cfg->workers) != 0)
 		goto out;
 	control_cpus_pick(ctl.worker_cpu, cfg->workers);
-	if (pidfile_write(o->rundir) != 0)
+	ctl.fpm = fpm_server_new(ctl.base, &cfg->fpm, ctl.rib, &dp);
+	if (!ctl.fpm || pidfile_write(o->rundir) != 0)
 		goto stop;
 	log_info("cellgated %s running: %u port(s), %u worker(s)", PACKAGE_VERSION, dp.nports,
 	         dp.nworkers);
@@ -346,6 +348,7 @@ static int run(struct options *o, struct cfg *cfg)
 	service_stopping();
 	pidfile_remove(o->rundir);
 stop:
+	fpm_server_free(ctl.fpm);
 	dp_workers_stop(&dp);
 out:
 	if (rc != 0)

@@ -16,6 +16,7 @@ const char *rib_source_name(enum rib_source s)
 	return s < RIB_SRC__MAX ? source_names[s] : "?";
 }
 
+/* "a.b.c.d/len" for log messages; formatted only when something is logged. */
 static const char *pfx_str(uint32_t prefix, uint8_t len, char *buf, size_t sz)
 {
 	struct in_addr a = {.s_addr = htonl(prefix)};
@@ -24,6 +25,19 @@ static const char *pfx_str(uint32_t prefix, uint8_t len, char *buf, size_t sz)
 	inet_ntop(AF_INET, &a, ip, sizeof(ip));
 	snprintf(buf, sz, "%s/%u", ip, len);
 	return buf;
+}
+
+#define ROUTE_USED       (1ull << 40)
+#define ROUTE_SLOTS_INIT (1u << 16)
+
+static uint64_t route_key(uint32_t prefix, uint8_t len)
+{
+	return ROUTE_USED | (uint64_t)prefix << 8 | len;
+}
+
+static const char *route_str(uint64_t key, char *buf, size_t sz)
+{
+	return pfx_str((uint32_t)(key >> 8), (uint8_t)key, buf, sz);
 }
 
 struct rib *rib_new(struct dataplane *dp, rib_l2_seed_fn seed, void *seed_arg)
@@ -35,12 +49,10 @@ struct rib *rib_new(struct dataplane *dp, rib_l2_seed_fn seed, void *seed_arg)
 	rib->dp = dp;
 	rib->seed = seed;
 	rib->seed_arg = seed_arg;
-	rib->nbuckets = 1 << 16;
-	rib->buckets = calloc(rib->nbuckets, sizeof(*rib->buckets));
 	rib->nh_meta = calloc(NH_MAX, sizeof(*rib->nh_meta));
 	rib->nhg_meta = calloc(NHG_MAX, sizeof(*rib->nhg_meta));
-	if (!rib->buckets || !rib->nh_meta || !rib->nhg_meta || ids_init(&rib->nh_ids, NH_MAX) ||
-	    ids_init(&rib->nhg_ids, NHG_MAX)) {
+	if (oa_init(&rib->routes, sizeof(struct rib_route), ROUTE_SLOTS_INIT) || !rib->nh_meta ||
+	    !rib->nhg_meta || ids_init(&rib->nh_ids, NH_MAX) || ids_init(&rib->nhg_ids, NHG_MAX)) {
 		rib_free(rib);
 		return NULL;
 	}
@@ -51,67 +63,12 @@ void rib_free(struct rib *rib)
 {
 	if (!rib)
 		return;
-	for (uint32_t b = 0; rib->buckets && b < rib->nbuckets; b++) {
-		struct rib_route *r = rib->buckets[b];
-		while (r) {
-			struct rib_route *next = r->next;
-			free(r);
-			r = next;
-		}
-	}
-	free(rib->buckets);
+	oa_fini(&rib->routes);
 	free(rib->nh_meta);
 	free(rib->nhg_meta);
 	ids_fini(&rib->nh_ids);
 	ids_fini(&rib->nhg_ids);
 	free(rib);
-}
-
-static uint32_t route_hash(const struct rib *rib, uint64_t key)
-{
-	key *= 0x9e3779b97f4a7c15ull;
-	return (uint32_t)(key >> 32) & (rib->nbuckets - 1);
-}
-
-static void rib_grow(struct rib *rib)
-{
-	uint32_t old_n = rib->nbuckets;
-	struct rib_route **old = rib->buckets;
-	struct rib_route **nb = calloc((size_t)old_n * 2, sizeof(*nb));
-
-	if (!nb)
-		return; /* keep the longer chains; correctness does not depend on it */
-	rib->buckets = nb;
-	rib->nbuckets = old_n * 2;
-	for (uint32_t b = 0; b < old_n; b++) {
-		struct rib_route *r = old[b];
-		while (r) {
-			struct rib_route *next = r->next;
-			uint32_t h = route_hash(rib, r->key);
-			r->next = nb[h];
-			nb[h] = r;
-			r = next;
-		}
-	}
-	free(old);
-}
-
-static struct rib_route **route_slot(const struct rib *rib, uint64_t key)
-{
-	struct rib_route **pp = &rib->buckets[route_hash(rib, key)];
-
-	while (*pp && (*pp)->key != key)
-		pp = &(*pp)->next;
-	return pp;
-}
-
-static uint64_t route_total(const struct rib *rib)
-{
-	uint64_t n = 0;
-
-	for (int s = 0; s < RIB_SRC__MAX; s++)
-		n += rib->nroutes[s];
-	return n;
 }
 
 /* Port id of a gateway reachable on a connected subnet (or a resolved host route), or -1. */
@@ -128,8 +85,9 @@ static int rib_gateway_port(const struct rib *rib, uint32_t gw)
 }
 
 static uint32_t rib_group_build(struct rib *rib, enum nh_type type, const struct rib_path *paths,
-                                unsigned n, const char *what)
+                                unsigned n, uint64_t key)
 {
+	char what[INET_ADDRSTRLEN + 4];
 	uint32_t nh[NHG_PATHS_MAX];
 	uint8_t w[NHG_PATHS_MAX];
 	unsigned k = 0;
@@ -144,15 +102,16 @@ static uint32_t rib_group_build(struct rib *rib, enum nh_type type, const struct
 		if (type == NH_GATEWAY && port < 0)
 			port = rib_gateway_port(rib, gw);
 		if (port < 0) {
-			char b[32];
+			char b[INET_ADDRSTRLEN + 4];
 			log_warnx(
 			    "route %s: next hop %s is not on a connected subnet: path skipped",
-			    what, pfx_str(gw, 32, b, sizeof(b)));
+			    route_str(key, what, sizeof(what)), pfx_str(gw, 32, b, sizeof(b)));
 			continue;
 		}
 		uint32_t id = rib_nh_ref(rib, type, (uint16_t)port, gw);
 		if (!id) {
-			log_warnx("route %s: next-hop table full (%u entries)", what, NH_MAX);
+			log_warnx("route %s: next-hop table full (%u entries)",
+			          route_str(key, what, sizeof(what)), NH_MAX);
 			continue;
 		}
 		/* Keep the list sorted by id so equal sets share one group. */
@@ -173,12 +132,13 @@ static uint32_t rib_group_build(struct rib *rib, enum nh_type type, const struct
 		for (unsigned i = 0; i < k; i++)
 			rib_nh_unref(rib, nh[i]);
 	if (!g)
-		log_warnx("route %s: next-hop group table full (%u entries)", what, NHG_MAX);
+		log_warnx("route %s: next-hop group table full (%u entries)",
+		          route_str(key, what, sizeof(what)), NHG_MAX);
 	return g;
 }
 
 /* Put the preferred source's group in the FIB if it is not there already. */
-static int rib_program(struct rib *rib, struct rib_route *r, const char *what)
+static int rib_program(struct rib *rib, struct rib_route *r)
 {
 	uint32_t best = 0;
 	int err = 0;
@@ -194,81 +154,77 @@ static int rib_program(struct rib *rib, struct rib_route *r, const char *what)
 	else
 		err = fib4_delete(rib->dp->fib, prefix, len);
 	if (err) {
+		char what[INET_ADDRSTRLEN + 4];
 		rib->errors++;
 		errno = -err;
-		log_warn("route %s: FIB %s", what, best ? "insert" : "delete");
+		log_warn("route %s: FIB %s", route_str(r->key, what, sizeof(what)),
+		         best ? "insert" : "delete");
 		return err;
 	}
-	r->installed = best;
+	r->installed = (uint16_t)best;
 	return 0;
 }
 
 int rib_route_set(struct rib *rib, uint32_t prefix, uint8_t len, enum rib_source source,
                   enum nh_type type, const struct rib_path *paths, unsigned npaths)
 {
-	char what[48];
+	uint64_t key = route_key(prefix, len);
 
-	pfx_str(prefix, len, what, sizeof(what));
 	if (len > 32 || (len < 32 && (prefix & (0xffffffffu >> len)))) {
-		log_warnx("route %s: host bits set or length above 32", what);
+		char what[INET_ADDRSTRLEN + 4];
+		log_warnx("route %s: host bits set or length above 32",
+		          pfx_str(prefix, len, what, sizeof(what)));
 		return -EINVAL;
 	}
-	uint32_t g = rib_group_build(rib, type, paths, npaths, what);
+	uint32_t g = rib_group_build(rib, type, paths, npaths, key);
 	if (!g)
 		return -ENETUNREACH;
-
-	uint64_t key = (uint64_t)prefix << 8 | len;
-	struct rib_route **pp = route_slot(rib, key);
-	struct rib_route *r = *pp;
-	if (!r) {
-		r = calloc(1, sizeof(*r));
-		if (!r) {
-			rib_nhg_unref(rib, g);
-			return -ENOMEM;
-		}
-		r->key = key;
-		*pp = r;
+	if (oa_reserve(&rib->routes) != 0) {
+		rib_nhg_unref(rib, g);
+		return -ENOMEM;
 	}
+	struct rib_route *r = oa_slot(&rib->routes, key);
+	if (!r->key)
+		oa_claim(&rib->routes, r, key);
 	uint32_t old = r->nhg[source];
-	r->nhg[source] = g;
+	r->nhg[source] = (uint16_t)g;
 	if (!old)
 		rib->nroutes[source]++;
-	int err = rib_program(rib, r, what);
+	int err = rib_program(rib, r);
 	if (old)
 		rib_nhg_unref(rib, old);
-	if (route_total(rib) > (uint64_t)rib->nbuckets * 2)
-		rib_grow(rib);
 	return err;
 }
 
 int rib_route_del(struct rib *rib, uint32_t prefix, uint8_t len, enum rib_source source)
 {
-	char what[48];
-	uint64_t key = (uint64_t)prefix << 8 | len;
-	struct rib_route **pp = route_slot(rib, key);
-	struct rib_route *r = *pp;
+	struct rib_route *r = oa_find(&rib->routes, route_key(prefix, len));
 
 	if (!r || !r->nhg[source])
 		return -ENOENT;
-	pfx_str(prefix, len, what, sizeof(what));
 	uint32_t old = r->nhg[source];
 	r->nhg[source] = 0;
 	rib->nroutes[source]--;
-	int err = rib_program(rib, r, what);
+	int err = rib_program(rib, r);
 	rib_nhg_unref(rib, old);
 	bool empty = true;
 	for (int s = 0; s < RIB_SRC__MAX; s++)
 		empty &= r->nhg[s] == 0;
-	if (empty && r->installed == 0) {
-		*pp = r->next;
-		free(r);
-	}
+	if (empty && r->installed == 0)
+		oa_remove(&rib->routes, r);
 	return err;
+}
+
+void rib_route_prefetch(const struct rib *rib, uint32_t prefix, uint8_t len)
+{
+	uint64_t key = route_key(prefix, len);
+
+	__builtin_prefetch(oa_at(&rib->routes, oa_home(key, rib->routes.nslots)), 1);
 }
 
 int rib_route_best(const struct rib *rib, uint32_t prefix, uint8_t len)
 {
-	struct rib_route *r = *route_slot(rib, (uint64_t)prefix << 8 | len);
+	const struct rib_route *r = oa_find(&rib->routes, route_key(prefix, len));
 
 	for (int s = 0; r && s < RIB_SRC__MAX; s++)
 		if (r->nhg[s])

@@ -48,6 +48,9 @@ int rib_route_set(struct rib *rib, uint32_t prefix, uint8_t len, enum rib_source
                   enum nh_type type, const struct rib_path *paths, unsigned npaths);
 int rib_route_del(struct rib *rib, uint32_t prefix, uint8_t len, enum rib_source source);
 
+/* Start loading the table slot of prefix/len into the cache (batch callers, ahead of use). */
+void rib_route_prefetch(const struct rib *rib, uint32_t prefix, uint8_t len);
+
 /* The source whose route is installed for prefix/len, or -1. */
 int rib_route_best(const struct rib *rib, uint32_t prefix, uint8_t len);
 

@@ -2,11 +2,14 @@
 #define CELLGATE_RIB_PRIV_H
 
 #include "config.h"
+#include "oa_table.h"
 #include "rib.h"
 
 #define NH_BUCKETS    16384
 #define NHG_BUCKETS   16384
 #define NHG_PATHS_MAX 16
+
+_Static_assert(NHG_MAX <= 65536, "struct rib_route keeps next-hop group ids in 16 bits");
 
 struct id_pool {
 	uint32_t *free, nfree;
@@ -28,11 +31,12 @@ struct nhg_meta {
 	uint32_t nh[NHG_PATHS_MAX];
 };
 
+/* One entry of the route table (an oa_table: see oa_table.h for why). */
 struct rib_route {
-	uint64_t key; /* prefix << 8 | len */
-	uint32_t nhg[RIB_SRC__MAX];
-	uint32_t installed; /* nhg id in the FIB, 0 = none */
-	struct rib_route *next;
+	uint64_t key; /* ROUTE_USED | prefix << 8 | len; 0 = empty slot */
+	/* Group ids fit 16 bits (NHG_MAX): 24 bytes a route, not 32, at a million routes. */
+	uint16_t nhg[RIB_SRC__MAX];
+	uint16_t installed; /* nhg id in the FIB, 0 = none */
 };
 
 struct rib {
@@ -47,8 +51,7 @@ struct rib {
 	uint32_t nhg_bucket[NHG_BUCKETS];
 	uint64_t nnh, nnhg;
 
-	struct rib_route **buckets;
-	uint32_t nbuckets;
+	struct oa_table routes; /* of struct rib_route */
 	uint64_t nroutes[RIB_SRC__MAX];
 	uint64_t errors;
 };

@@ -10,6 +10,7 @@
 #include "control.h"
 #include "datapath/log.h"
 #include "stats_fields.h"
+#include "fpm.h"
 
 static void port_json(FILE *out, const struct port *pt, const struct stats_port *sp)
 {
@@ -57,7 +58,8 @@ void control_stats_json(struct control *ctl, FILE *out)
 		        "%s{\"id\":%u,\"cpu\":%d,\"loops\":%lu,\"bursts\":%lu,\"arp-held\":%lu}",
 		        w ? "," : "", w, ctl->worker_cpu[w], snap.worker_loops[w],
 		        snap.worker_bursts[w], snap.worker_held[w]);
-	fputc(']', out);
+	fputs("],\"fpm\":", out);
+	fpm_server_stats_json(ctl->fpm, out);
 	atm_stats_json(ctl->atm, &snap, out);
 	fputs("}\n", out);
 }

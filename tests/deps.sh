@@ -13,6 +13,7 @@ systemd iproute2 iputils-ping traceroute iperf3 netsniff-ng ethtool tshark curl
 snmpd snmp snmptrapd smitools
 python3 python3-scapy python3-pytest python3-pyroute2
 libloc-database location
+frr
 "
 
 if [ "${1:-}" = "--list" ]; then
@@ -31,6 +32,10 @@ echo "wireshark-common wireshark-common/install-setuid boolean false" |
 apt-get update -q
 # shellcheck disable=SC2086
 apt-get install -y -q --no-install-recommends $PACKAGES
+
+# FRR's daemons refuse to run as a user outside group frrvty (tests/lab/test_frr.py
+# runs zebra and staticd as root in a namespace).
+usermod -a -G frrvty,frr root
 
 # The tests run on Debian's interpreter, whatever python3 is first in PATH.
 /usr/bin/python3 -m pytest --version >/dev/null

@@ -21,7 +21,7 @@ if [ -e /usr/include/isa-l/crc.h ]; then
 	ISAL_LIB=-lisal
 fi
 FLAGS="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-	-I$OUT -I$ROOT -I$ROOT/datapath $(pkg-config --cflags liburcu-qsbr)"
+	-I$OUT -I$ROOT -I$ROOT/datapath $(pkg-config --cflags liburcu-qsbr libmnl)"
 DATAPATH=$(ls "$ROOT"/datapath/*.c "$ROOT"/datapath/fib/*.c "$ROOT"/datapath/atm/*.c)
 
 declare -A SOURCES=(
@@ -29,12 +29,14 @@ declare -A SOURCES=(
 		$ROOT/daemon/rib.c $ROOT/daemon/rib_nh.c $DATAPATH"
 	[fuzz_worker]="$ROOT/tests/fuzz/fuzz_worker.c $ROOT/tests/unit/port_fake.c \
 		$ROOT/daemon/rib.c $ROOT/daemon/rib_nh.c $DATAPATH"
+	[fuzz_fpm]="$ROOT/tests/fuzz/fuzz_fpm.c $ROOT/daemon/fpm_nl.c $ROOT/daemon/fpm_table.c \
+		$ROOT/daemon/fpm_nh.c $ROOT/daemon/fpm_r6.c $ROOT/daemon/rib.c $ROOT/daemon/rib_nh.c $DATAPATH"
 )
 
 rc=0
 for t in "${!SOURCES[@]}"; do
 	# shellcheck disable=SC2086
-	if ! $CC $FLAGS -o "$OUT/$t" ${SOURCES[$t]} $(pkg-config --libs liburcu-qsbr) $ISAL_LIB -lpthread; then
+	if ! $CC $FLAGS -o "$OUT/$t" ${SOURCES[$t]} $(pkg-config --libs liburcu-qsbr libmnl) $ISAL_LIB -lpthread; then
 		echo "fuzz: $t: build failed" >&2
 		rc=1
 		continue

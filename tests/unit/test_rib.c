@@ -106,6 +106,23 @@ int main(void)
 		found += rib_route_best(rib, IP(100, 0, 0, 0) + (i << 8), 24) == RIB_SRC_STATIC;
 	CHECK_EQ(found, 300000);
 
+	/*
+	 * Deleting every third route moves later entries of a probe run back
+	 * into the hole; everything left must still be found, nothing deleted.
+	 */
+	for (uint32_t i = 0; i < 300000; i += 3)
+		CHECK_EQ(rib_route_del(rib, IP(100, 0, 0, 0) + (i << 8), 24, RIB_SRC_STATIC), 0);
+	unsigned kept = 0, gone = 0;
+	for (uint32_t i = 0; i < 300000; i++) {
+		int best = rib_route_best(rib, IP(100, 0, 0, 0) + (i << 8), 24);
+		kept += i % 3 && best == RIB_SRC_STATIC;
+		gone += !(i % 3) && best == -1;
+	}
+	CHECK_EQ(kept, 200000);
+	CHECK_EQ(gone, 100000);
+	CHECK_EQ(fib4_lookup(dp.fib, IP(100, 0, 3, 1)) == 0, 1);
+	CHECK(fib4_lookup(dp.fib, IP(100, 0, 4, 1)) != 0);
+
 	rib_free(rib);
 	dp_fini(&dp);
 	return check_report("test_rib");

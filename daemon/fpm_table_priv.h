@@ -1,0 +1,132 @@
+/* Internals of the FPM table, shared by fpm_table.c (routes) and fpm_nh.c (next-hop objects). */
+#ifndef CELLGATE_FPM_TABLE_PRIV_H
+#define CELLGATE_FPM_TABLE_PRIV_H
+
+#include "fpm_table.h"
+#include "rib_priv.h"
+
+/* An IPv4 route of the main table: one entry of an oa_table. */
+enum {
+	R4_IN_RIB = 1,   /* our RIB_SRC_FRR entry exists for the prefix */
+	R4_PENDING = 2,  /* waits for a next-hop object (a RIB entry, if any, is older) */
+	R4_REJECTED = 4, /* zebra has it, cellgated cannot forward it */
+};
+
+#define R4_KEY_USED (1ull << 40) /* keeps 0.0.0.0/0 off the empty key 0 */
+
+struct fpm_r4 {
+	uint64_t key; /* R4_KEY_USED | prefix << 8 | len */
+	uint32_t gen; /* session that last announced it */
+	uint32_t nh;  /* next-hop object slot + 1, valid only when gen is current; 0 = none */
+	uint32_t pos; /* index in that object's dependents */
+	uint8_t flags;
+};
+
+/* An IPv6 route: kept as decoded (not forwarded yet), chained hash. */
+struct fpm_r6 {
+	struct fpm_r6 *next;
+	uint8_t prefix[16];
+	uint8_t len;
+	uint8_t type;
+	uint16_t npaths;
+	uint32_t gen;
+	uint32_t nh_id;
+	struct fpm_path paths[];
+};
+
+/* How a route or next-hop object resolves for the RIB. Compared with memcmp: zero it first. */
+struct fpm_target {
+	int8_t reject; /* enum fpm_reject, or -1 */
+	bool pending;  /* needs a next-hop object that is not (fully) known yet */
+	uint8_t type;  /* enum nh_type */
+	uint8_t n;
+	int32_t detail; /* for the log: the foreign ifindex, table, type */
+	struct rib_path paths[NHG_PATHS_MAX];
+};
+
+enum nh_state {
+	NHS_FREE = 0,
+	NHS_UNKNOWN, /* referenced by a route or group, not announced (yet) */
+	NHS_KNOWN,
+};
+
+/* A next-hop object of the current session (zebra's `fpm use-next-hop-groups`). */
+struct fpm_nh {
+	uint32_t id;
+	uint32_t slot; /* index in fpm_table.nh */
+	uint8_t state;
+	bool blackhole, encap;
+	uint8_t family;
+	struct fpm_path path;
+	struct fpm_nh_member *members; /* a group when nmembers > 0 */
+	uint32_t nmembers;
+	struct fpm_target target;
+	uint32_t *parents; /* slots of groups that list this object */
+	uint32_t nparents, cparents;
+	uint64_t *deps; /* IPv4 routes using it (fpm_r4 keys) */
+	uint32_t ndeps, cdeps;
+};
+
+/* zebra id -> slot: one entry of an oa_table. */
+struct fpm_nh_ix {
+	uint64_t id; /* zebra's id, never 0 */
+	uint32_t slot;
+};
+
+struct fpm_table {
+	struct rib *rib;
+	const struct dataplane *dp;
+	uint32_t gen;
+	bool settled;
+
+	struct oa_table r4; /* of struct fpm_r4 */
+
+	struct fpm_r6 **r6;
+	uint32_t r6_buckets, r6_used;
+
+	struct fpm_nh **nh;    /* by slot; objects never move, so pointers stay valid */
+	uint32_t nh_cap, nh_n; /* slots handed out so far; freed ones are reused first */
+	uint32_t *nh_free, nh_nfree;
+	struct oa_table nhix; /* of struct fpm_nh_ix */
+
+	uint64_t *stale; /* keys of IPv4 routes that were known when the session began */
+	uint32_t nstale, stale_pos;
+	uint64_t nstale_left; /* IPv4 + IPv6 entries not re-announced yet */
+
+	struct fpm_msg msg[2]; /* a held RTM_DELROUTE and the message after it */
+	int cached_ifindex, cached_port;
+
+	struct fpm_table_counters c;
+	uint64_t log_window, log_count, log_suppressed;
+};
+
+static inline uint64_t r4_key(uint32_t prefix, uint8_t len)
+{
+	return R4_KEY_USED | (uint64_t)prefix << 8 | len;
+}
+
+/* fpm_table.c */
+/* Re-program the routes that use next-hop object n after its resolution changed. */
+void fpm_r4_reprogram(struct fpm_table *t, uint64_t key, const struct fpm_target *tg);
+void fpm_log_limited(struct fpm_table *t, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void fpm_target_from_paths(struct fpm_table *t, const struct fpm_path *p, unsigned n,
+                           struct fpm_target *tg);
+
+/* fpm_r6.c */
+void fpm_r6_new(struct fpm_table *t, const struct fpm_route *r);
+void fpm_r6_del(struct fpm_table *t, const struct fpm_route *r);
+void fpm_r6_sweep(struct fpm_table *t); /* entries of earlier sessions */
+void fpm_r6_free_all(struct fpm_table *t);
+
+/* fpm_nh.c */
+void fpm_nh_reset(struct fpm_table *t);
+void fpm_nh_apply(struct fpm_table *t, const struct fpm_nhobj *o, bool del);
+/* The object with zebra id `id`, created as NHS_UNKNOWN if absent; NULL on ENOMEM. */
+struct fpm_nh *fpm_nh_get(struct fpm_table *t, uint32_t id);
+int fpm_nh_dep_add(struct fpm_table *t, struct fpm_nh *n, uint64_t key, uint32_t *pos);
+void fpm_nh_dep_del(struct fpm_table *t, struct fpm_nh *n, uint32_t pos);
+/* Withdraw the routes that still wait for an unknown object (end of the settle). */
+void fpm_nh_settle(struct fpm_table *t);
+
+#endif

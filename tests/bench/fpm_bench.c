@@ -1,0 +1,249 @@
+/*
+ * FPM ingest benchmark: plays zebra to a running cellgated. Builds an FPM
+ * stream of real-shaped IPv4 routes (one prefix per line, as fib-bench.sh
+ * extracts them from the libloc database), sends it over TCP as fast as the
+ * socket takes it, and times until cellgated's stats.json shows every route
+ * installed. Then reconnects and sends the same stream again: the replay a
+ * zebra reconnect causes, where every route is re-announced unchanged.
+ *
+ *   fpm_bench -f PREFIXES -p CELLGATED_PID -s STATS_JSON -o OIF,OIF [-g] [-n MAX]
+ *             [-a ADDRESS] [-P PORT]
+ *
+ *   -g   next-hop-group mode: 2 gateway objects and an ECMP group, routes name
+ *        one of the three by RTA_NH_ID (zebra's default); without -g every
+ *        route carries RTA_GATEWAY + RTA_OIF, one in 16 an RTA_MULTIPATH of both
+ *   -o   ifindexes of the two ports the gateways 10.0.2.2 and 10.0.3.2 are on
+ *
+ * Run it inside cellgated's network namespace (fpm-bench.sh does all this).
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tests/unit/fpm_build.h"
+
+#define GW_A 0x0a000202u /* 10.0.2.2 */
+#define GW_B 0x0a000302u /* 10.0.3.2 */
+
+struct opts {
+	const char *prefixes, *stats, *addr;
+	pid_t pid;
+	unsigned port, max;
+	uint32_t oif[2];
+	int groups;
+};
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void die(const char *what)
+{
+	fprintf(stderr, "fpm_bench: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+/* Frames for every prefix of the file; returns the number of routes. */
+static size_t stream_build(const struct opts *o, struct fpm_buf *b)
+{
+	FILE *f = fopen(o->prefixes, "r");
+	unsigned a, bb, c, d, len;
+	size_t n = 0;
+	char line[128];
+
+	if (!f)
+		die(o->prefixes);
+	if (o->groups) {
+		uint32_t ids[2] = {1, 2};
+		fb_frame_begin(b);
+		fb_msg_end(b, fb_nexthop(b, RTM_NEWNEXTHOP, 1, GW_A, o->oif[0], 0));
+		fb_frame_end(b);
+		fb_frame_begin(b);
+		fb_msg_end(b, fb_nexthop(b, RTM_NEWNEXTHOP, 2, GW_B, o->oif[1], 0));
+		fb_frame_end(b);
+		fb_frame_begin(b);
+		fb_msg_end(b, fb_group(b, 3, 2, ids, NULL));
+		fb_frame_end(b);
+	}
+	while (fgets(line, sizeof(line), f) && (!o->max || n < o->max)) {
+		if (sscanf(line, "%u.%u.%u.%u/%u", &a, &bb, &c, &d, &len) != 5 || len > 32)
+			continue;
+		uint32_t mask = len ? ~0u << (32 - len) : 0;
+		uint32_t p = (a << 24 | bb << 16 | c << 8 | d) & mask;
+		/* One frame per route, as dplane_fpm_nl sends them. */
+		fb_frame_begin(b);
+		struct nlmsghdr *m = fb_route(b, RTM_NEWROUTE, p, (uint8_t)len, RTN_UNICAST);
+		if (o->groups) {
+			mnl_attr_put_u32(m, RTA_NH_ID, 1 + n % 3);
+		} else if (n % 16 == 15) {
+			uint32_t gws[2] = {GW_A, GW_B};
+			fb_multipath(m, 2, gws, o->oif, NULL);
+		} else {
+			fb_gw(m, n & 1 ? GW_B : GW_A, o->oif[n & 1]);
+		}
+		fb_msg_end(b, m);
+		fb_frame_end(b);
+		n++;
+	}
+	fclose(f);
+	return n;
+}
+
+/* A number from stats.json: the first "key": value after the "fpm" object starts. */
+static long stats_get(const struct opts *o, const char *key)
+{
+	char buf[1 << 16], pat[64];
+	FILE *f;
+
+	unlink(o->stats);
+	if (kill(o->pid, SIGUSR1) != 0)
+		die("cellgated pid");
+	for (int i = 0; i < 2000; i++) {
+		if ((f = fopen(o->stats, "r")) != NULL)
+			break;
+		usleep(500);
+	}
+	if (!f)
+		die("stats.json");
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	const char *fpm = strstr(buf, "\"fpm\":");
+	snprintf(pat, sizeof(pat), "\"%s\":", key);
+	const char *v = fpm ? strstr(fpm, pat) : NULL;
+	return v ? strtol(v + strlen(pat), NULL, 10) : -1;
+}
+
+static int connect_to(const struct opts *o)
+{
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(o->port)};
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	if (fd < 0 || inet_pton(AF_INET, o->addr, &sa.sin_addr) != 1 ||
+	    connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0)
+		die("connect to cellgated");
+	return fd;
+}
+
+static void send_all(int fd, const uint8_t *p, size_t len)
+{
+	while (len) {
+		ssize_t w = write(fd, p, len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			die("write");
+		p += w;
+		len -= (size_t)w;
+	}
+}
+
+/* Send the stream; poll until `key` reaches target. Returns seconds from connect. */
+static double run(const struct opts *o, const struct fpm_buf *b, const char *key, long target,
+                  double *sent_s, int *fd)
+{
+	double t0 = now();
+
+	*fd = connect_to(o);
+	send_all(*fd, b->p, b->len);
+	*sent_s = now() - t0;
+	while (stats_get(o, key) < target)
+		usleep(5000);
+	return now() - t0;
+}
+
+static void rss(pid_t pid, long *rss_kb, long *hwm_kb)
+{
+	char path[64], line[256];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	FILE *f = fopen(path, "r");
+
+	*rss_kb = *hwm_kb = -1;
+	while (f && fgets(line, sizeof(line), f)) {
+		sscanf(line, "VmRSS: %ld", rss_kb);
+		sscanf(line, "VmHWM: %ld", hwm_kb);
+	}
+	if (f)
+		fclose(f);
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = {.addr = "127.0.0.1", .port = 2620};
+	struct fpm_buf b = {0};
+	int ch, fd, fd2;
+	double sent, sent2;
+	long r0, h0, r1, h1;
+
+	while ((ch = getopt(argc, argv, "f:p:s:o:gn:a:P:")) != -1) {
+		switch (ch) {
+		case 'f':
+			o.prefixes = optarg;
+			break;
+		case 'p':
+			o.pid = (pid_t)atoi(optarg);
+			break;
+		case 's':
+			o.stats = optarg;
+			break;
+		case 'o':
+			sscanf(optarg, "%u,%u", &o.oif[0], &o.oif[1]);
+			break;
+		case 'g':
+			o.groups = 1;
+			break;
+		case 'n':
+			o.max = (unsigned)strtoul(optarg, NULL, 10);
+			break;
+		case 'a':
+			o.addr = optarg;
+			break;
+		case 'P':
+			o.port = (unsigned)strtoul(optarg, NULL, 10);
+			break;
+		default:
+			fprintf(stderr, "usage: see the comment at the top of fpm_bench.c\n");
+			return 2;
+		}
+	}
+	if (!o.prefixes || !o.pid || !o.stats || !o.oif[0] || !o.oif[1]) {
+		fprintf(stderr, "fpm_bench: -f, -p, -s and -o are required\n");
+		return 2;
+	}
+	size_t n = stream_build(&o, &b);
+	long base = stats_get(&o, "ipv4-installed");
+	long reconf = stats_get(&o, "reconfirmed");
+	rss(o.pid, &r0, &h0);
+	printf("mode %s: %zu routes, %.1f MB of FPM frames (%.1f bytes a route)\n",
+	       o.groups ? "next-hop groups" : "plain", n, b.len / 1e6, (double)b.len / n);
+	printf("cellgated RSS before: %ld MiB\n", r0 / 1024);
+
+	double t = run(&o, &b, "ipv4-installed", base + (long)n, &sent, &fd);
+	rss(o.pid, &r1, &h1);
+	printf("load:   sent in %.3f s, all installed after %.3f s: %.2f M routes/s\n", sent, t,
+	       n / t / 1e6);
+	printf("cellgated RSS after load: %ld MiB (peak %ld MiB), +%ld MiB for the routes\n",
+	       r1 / 1024, h1 / 1024, (r1 - r0) / 1024);
+
+	/* Reconnect (as zebra does after a restart) and replay the same table. */
+	t = run(&o, &b, "reconfirmed", reconf + (long)n, &sent2, &fd2);
+	close(fd);
+	printf("replay: sent in %.3f s, all re-announced after %.3f s: %.2f M routes/s\n", sent2, t,
+	       n / t / 1e6);
+	close(fd2);
+	free(b.p);
+	return 0;
+}
