@@ -78,8 +78,9 @@ static int cat_keys(const struct lysc_node *list, const char *vals, size_t vlen,
 	char value[SEGMENT_MAX];
 
 	for (; k && lysc_is_key(k); k = k->next) {
-		const char *comma = memchr(p, ',', (size_t)(end - p));
-		size_t n = comma ? (size_t)(comma - p) : (size_t)(end - p);
+		/* Past the end already (fewer values than keys): never scan from there. */
+		const char *comma = p > end ? NULL : memchr(p, ',', (size_t)(end - p));
+		size_t n = comma ? (size_t)(comma - p) : p > end ? 0 : (size_t)(end - p);
 
 		if (p > end || pct_decode(p, n, value, sizeof(value)) != 0) {
 			rc_err_set(err, 400, "invalid-value", at, "%s: bad or missing key value",
