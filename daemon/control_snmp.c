@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "control.h"
+#include "fpm.h"
 #include "datapath/log.h"
 #include "mgmt/snmp/snmp.h"
 
@@ -36,6 +37,26 @@ static void snmp_fib(void *arg, struct snmp_fib_view *out)
 	                              .errors = rc.errors};
 }
 
+/* CELLGATE-MIB cgFpm: the FPM session as the FPM server sees it (disabled when not set up). */
+static void snmp_fpm(void *arg, struct snmp_fpm_view *out)
+{
+	const struct control *ctl = arg;
+	struct fpm_server_view v;
+
+	fpm_server_view(ctl->fpm, &v);
+	*out = (struct snmp_fpm_view){
+	    .state = !v.enabled ? SNMP_FPM_DISABLED
+	             : v.connected ? SNMP_FPM_CONNECTED
+	                           : SNMP_FPM_LISTENING,
+	    .last_change_ms = v.last_change_ms,
+	    .connects = v.connects,
+	    .disconnects = v.disconnects,
+	    .msgs_in = v.frames,
+	    .routes_installed = v.routes_installed,
+	    .routes_withdrawn = v.routes_withdrawn,
+	    .errors = v.errors};
+}
+
 static void snmp_vc_state(void *arg, unsigned vc, uint8_t oper)
 {
 	struct control *ctl = arg;
@@ -53,11 +74,7 @@ static void snmp_source_fill(struct control *ctl, struct snmp_source *src)
 	src->stats_take = snmp_stats_take;
 	src->vc_learned = snmp_vc_learned;
 	src->fib = snmp_fib;
-	/*
-	 * FPM is not on this branch: cgFpmState reads disabled(1). The FPM
-	 * server fills a struct snmp_fpm_view through this callback.
-	 */
-	src->fpm = NULL;
+	src->fpm = snmp_fpm;
 	src->start_ms = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 	src->nports = ctl->dp->nports;
 	for (unsigned p = 0; p < ctl->dp->nports; p++) {

@@ -48,6 +48,7 @@ struct fpm_server {
 	char peer[INET6_ADDRSTRLEN + 8];
 	uint32_t session;
 	uint64_t connects, disconnects, bytes, frames;
+	uint64_t change_rt_ms; /* CLOCK_REALTIME of the last connect or disconnect */
 	uint64_t hdr_errors[FPM_E__MAX];
 	uint64_t connect_ms, quiet_since_ms, last_reconfirmed;
 	int64_t last_settle_ms; /* connect to settled, last session; -1 = none yet */
@@ -58,6 +59,14 @@ static uint64_t mono_ms(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static uint64_t realtime_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
@@ -100,6 +109,7 @@ static void session_close(struct fpm_server *s, bool error, const char *why)
 	s->fd = -1;
 	s->len = 0;
 	s->disconnects++;
+	s->change_rt_ms = realtime_ms();
 	/* A replay cut short proves nothing: no sweep until a session settles. */
 	if (s->state == FPM_SYNCING)
 		event_del(s->settle_ev);
@@ -257,6 +267,7 @@ static void fpm_accept_cb(evutil_socket_t lfd, short what, void *arg)
 	snprintf(s->peer, sizeof(s->peer), "%s", peer);
 	s->session++;
 	s->connects++;
+	s->change_rt_ms = realtime_ms();
 	s->state = FPM_SYNCING;
 	s->connect_ms = s->quiet_since_ms = mono_ms();
 	s->last_reconfirmed = fpm_table_reconfirmed(s->table);
@@ -405,4 +416,27 @@ void fpm_server_stats_json(const struct fpm_server *s, FILE *out)
 	        c.nh_deleted_in_use);
 	json_counts(out, fpm_err_name, errors, FPM_E__MAX, 1);
 	fputc('}', out);
+}
+
+void fpm_server_view(const struct fpm_server *s, struct fpm_server_view *out)
+{
+	struct fpm_table_counters c = {0};
+
+	*out = (struct fpm_server_view){0};
+	if (!s)
+		return;
+	if (s->table)
+		fpm_table_get_counters(s->table, &c);
+	out->enabled = s->state != FPM_DISABLED;
+	out->connected = s->fd >= 0;
+	if (out->connected)
+		snprintf(out->peer, sizeof(out->peer), "%s", s->peer);
+	out->last_change_ms = s->change_rt_ms;
+	out->connects = s->connects;
+	out->disconnects = s->disconnects;
+	out->frames = s->frames;
+	out->routes_installed = c.routes_added + c.routes_replaced;
+	out->routes_withdrawn = c.routes_deleted + c.routes_swept;
+	for (unsigned i = 0; i < FPM_E__MAX; i++)
+		out->errors += c.errors[i] + s->hdr_errors[i];
 }

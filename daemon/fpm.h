@@ -9,6 +9,7 @@
 #ifndef CELLGATE_FPM_H
 #define CELLGATE_FPM_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "config_fpm.h"
@@ -28,6 +29,21 @@ struct fpm_server *fpm_server_new(struct event_base *base, const struct cfg_fpm 
 
 /* Close the session and the listener. FRR routes stay in the RIB. */
 void fpm_server_free(struct fpm_server *s);
+
+/* The session as management reports it (RESTCONF state, /metrics, SNMP). */
+struct fpm_server_view {
+	bool enabled;            /* listening as configured */
+	bool connected;          /* zebra is connected */
+	char peer[56];           /* "address:port" of zebra while connected */
+	uint64_t last_change_ms; /* CLOCK_REALTIME of the last connect/disconnect, 0 = none */
+	uint64_t connects, disconnects, frames;
+	uint64_t routes_installed; /* IPv4 routes added or replaced */
+	uint64_t routes_withdrawn; /* deleted by zebra or swept as stale */
+	uint64_t errors;           /* malformed input of every kind */
+};
+
+/* Fill `out`; a NULL server (FPM not set up) reports disabled. */
+void fpm_server_view(const struct fpm_server *s, struct fpm_server_view *out);
 
 /* The "fpm" object of stats.json: state, session, counters. */
 void fpm_server_stats_json(const struct fpm_server *s, FILE *out);

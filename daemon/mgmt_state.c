@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "fpm.h"
 #include "mgmt.h"
 #include "mgmt/snmp/snmp.h"
 #include "stats_fields.h"
@@ -206,9 +207,18 @@ static void state_sessions(FILE *out, const struct control *ctl)
 {
 	const struct mgmt *m = ctl->mgmt;
 	struct mgmt_fpm_state fs = {.state = "not-configured"};
+	struct fpm_server_view v;
 
-	if (m && m->fpm_state)
+	fpm_server_view(ctl->fpm, &v);
+	if (v.enabled) {
+		fs.state = v.connected ? "connected" : "listening";
+		snprintf(fs.peer, sizeof(fs.peer), "%s", v.peer);
+		fs.last_change_ms = v.last_change_ms;
+		fs.messages_in = v.frames;
+		fs.errors = v.errors;
+	} else if (m && m->fpm_state) {
 		m->fpm_state(m->fpm_arg, &fs);
+	}
 	fprintf(out, ",\"fpm\":{\"state\":\"%s\"", fs.state);
 	if (fs.peer[0])
 		fprintf(out, ",\"peer\":\"%s\"", fs.peer);

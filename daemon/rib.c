@@ -295,11 +295,11 @@ void rib_walk(const struct rib *rib, rib_walk_fn fn, void *arg)
 {
 	struct rib_entry e;
 
-	for (uint32_t b = 0; b < rib->nbuckets; b++)
-		for (const struct rib_route *r = rib->buckets[b]; r; r = r->next) {
-			if (!r->installed)
-				continue;
-			rib_entry_fill(rib, r, &e);
-			fn(arg, &e);
-		}
+	for (uint32_t i = 0; i < rib->routes.nslots; i++) {
+		const struct rib_route *r = (const struct rib_route *)oa_at(&rib->routes, i);
+		if (!r->key || !r->installed)
+			continue;
+		rib_entry_fill(rib, r, &e);
+		fn(arg, &e);
+	}
 }

@@ -23,6 +23,7 @@ import pytest
 
 import frr
 import lab
+import restconf as rc
 from conftest import start_router
 
 SETTLE = 20  # the default settle-time; see cellgate.yang
@@ -195,6 +196,13 @@ def test_zebra_connects(cg, zebra, mode):
     else:
         assert s["messages"]["newnexthop"] == 0, s
     assert not any(s["errors"].values()), s["errors"]
+    # RESTCONF and /metrics report the same session.
+    st = rc.state(cg)["fpm"]
+    assert st["state"] == "connected" and st["peer"] == s["peer"], st
+    assert int(st["messages-in"]) > 0 and int(st["errors"]) == 0, st
+    assert "last-change" in st
+    m = rc.parse_metrics(rc.request(cg, "GET", "/metrics").body)
+    assert rc.metric(m, "cellgate_fpm_state", state="connected") == 1
 
 
 def test_ip_route_forwards_no_ip_route_unreachable(topo, cg, zebra):

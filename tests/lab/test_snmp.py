@@ -270,7 +270,10 @@ def test_walk_cellgate_mib(topo, routers, snmp, ifindex):  # noqa: F811
     assert system[CG_SYSTEM + ".2.0"] == ("Gauge32", st["fib"]["routes"])
     assert system[CG_SYSTEM + ".3.0"] == ("Gauge32", st["fib"]["nexthops"])
     fpm = snmp.walk(CG_FPM)
-    assert fpm[CG_FPM + ".1.0"] == ("INTEGER", 1), fpm  # disabled: no FPM configured
+    # The FPM server listens by default (routing/fpm); no zebra here: listening(2),
+    # as RESTCONF says too.
+    assert fpm[CG_FPM + ".1.0"] == ("INTEGER", 2), fpm
+    assert rc.state(r)["fpm"]["state"] == "listening"
     assert len(fpm) == 8
     ports = snmp.walk(CG_PORT)
     names = {v[1] for k, v in ports.items() if k.startswith(CG_PORT + ".2.")}

@@ -153,6 +153,9 @@ static void test_print_unsorted(void)
 
 	/* Values the schema accepts wherever it has a range. */
 	memset(&c, 0, sizeof(c));
+	/* What the loader fills in for an absent routing/fpm container (its YANG defaults). */
+	c.fpm = (struct cfg_fpm){.enabled = true, .address = "127.0.0.1", .port = 2620,
+	                         .settle_s = 20};
 	c.workers = c.arp_retries = 1;
 	c.icmp_burst = c.arp_timeout_s = 1;
 	c.nports = 1;
