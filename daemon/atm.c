@@ -14,6 +14,7 @@
 #include "netdev.h"
 #include "stats_fields.h"
 #include "tun.h"
+#include "clock.h"
 
 #define ATM_PORT_MTU    9180 /* the ATM port's own netdev carries nothing; RFC 2225 default */
 #define TUN_READS_MAX   64   /* packets per readable callback, so one TUN cannot hog the loop */
@@ -48,14 +49,6 @@ struct atm_ctl {
 };
 
 static void atm_capture_close(struct atm_ctl *a, unsigned v);
-
-static uint64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 static const char *ip_str(uint32_t ip, char *buf)
 {

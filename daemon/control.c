@@ -14,14 +14,7 @@
 #include "control.h"
 #include "service.h"
 #include "datapath/log.h"
-
-static uint64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
+#include "clock.h"
 
 static void control_drain_events(struct control *ctl, uint64_t now)
 {

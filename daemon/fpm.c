@@ -17,6 +17,7 @@
 #include "datapath/log.h"
 #include "fpm.h"
 #include "fpm_table.h"
+#include "clock.h"
 
 #define FPM_BUF_SIZE       (1u << 20) /* stream buffer; always room for one whole frame */
 #define FPM_READ_BUDGET    (1u << 20) /* bytes per callback, so timers and signals keep running */
@@ -53,22 +54,6 @@ struct fpm_server {
 	uint64_t connect_ms, quiet_since_ms, last_reconfirmed;
 	int64_t last_settle_ms; /* connect to settled, last session; -1 = none yet */
 };
-
-static uint64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-static uint64_t realtime_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 static void addr_str(const struct sockaddr_storage *ss, char *buf, size_t sz)
 {

@@ -10,15 +10,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "control.h"
 #include "stats_fields.h"
 
 uint64_t control_realtime_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	return realtime_ms();
 }
 
 static void snap_raw(struct control *ctl, struct stats_snapshot *snap)

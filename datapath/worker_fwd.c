@@ -135,20 +135,21 @@ static const struct nexthop *nh_select(const struct worker *w, const uint8_t *ip
 }
 
 /*
- * Too big for the egress link and DF clear: send it as fragments (RFC 1812
- * 4.2.2.7), each a fresh frame from the worker's fragment scratch. The last
- * fragment stands for the packet in the forwarded/tx-full accounting.
+ * A packet leaving as several pieces (fragments, or GSO segments cut here),
+ * each a fresh frame from the worker's fragment scratch with the packet's
+ * rewritten Ethernet header. `next` writes the next piece's IP packet and
+ * returns its length (0 when done) and whether it is the last; the last
+ * piece stands for the packet in the forwarded/tx-full accounting, the
+ * others count as TX_FRAGMENT. Returns how many pieces were sent.
  */
-static void send_fragments(struct worker *w, struct pkt *p, const struct port *out)
-{
-	struct ip4_frag_iter it;
-	uint32_t mtu = out->mtu < FRAG_MTU_MAX ? out->mtu : FRAG_MTU_MAX;
-	unsigned n = 0;
+typedef uint32_t (*piece_next_fn)(void *it, uint8_t *ip, bool *last);
 
-	if (ip4_frag_init(&it, p->data + 14, mtu) != 0) {
-		worker_drop(w, p, DROP_MTU_EXCEEDED);
-		return;
-	}
+static unsigned send_pieces(struct worker *w, const struct pkt *p, const struct port *out,
+                            piece_next_fn next, void *it)
+{
+	unsigned n = 0;
+	bool last = false;
+
 	for (;;) {
 		if (w->frag_used == FRAG_BUFS)
 			worker_tx_flush(w);
@@ -156,53 +157,64 @@ static void send_fragments(struct worker *w, struct pkt *p, const struct port *o
 		*f = (struct pkt){.data = w->frag_buf + (size_t)w->frag_used * FRAG_BUF_SZ,
 		                  .in_port = p->in_port,
 		                  .l2_class = PKT_L2_HOST};
-		uint32_t len = ip4_frag_next(&it, f->data + 14);
+		uint32_t len = next(it, f->data + 14, &last);
 		if (len == 0)
-			break;
+			return n;
 		memcpy(f->data, p->data, 14);
 		f->len = 14 + len;
 		w->frag_used++;
 		n++;
-		bool last = it.done == it.tot - it.hlen;
 		tx_enqueue(w, out->id, f, last ? TX_FORWARDED : TX_FRAGMENT);
 	}
+}
+
+static uint32_t frag_piece(void *arg, uint8_t *ip, bool *last)
+{
+	struct ip4_frag_iter *it = arg;
+	uint32_t len = ip4_frag_next(it, ip);
+
+	*last = it->done == it->tot - it->hlen;
+	return len;
+}
+
+static uint32_t gso_piece(void *arg, uint8_t *ip, bool *last)
+{
+	struct ip4_gso_iter *it = arg;
+	uint32_t len = ip4_gso_next(it, ip);
+
+	*last = it->done == it->tot - it->hlen - it->l4hlen;
+	return len;
+}
+
+/* Too big for the egress link and DF clear: send it as fragments (RFC 1812 4.2.2.7). */
+static void send_fragments(struct worker *w, struct pkt *p, const struct port *out)
+{
+	struct ip4_frag_iter it;
+	uint32_t mtu = out->mtu < FRAG_MTU_MAX ? out->mtu : FRAG_MTU_MAX;
+
+	if (ip4_frag_init(&it, p->data + 14, mtu) != 0) {
+		worker_drop(w, p, DROP_MTU_EXCEEDED);
+		return;
+	}
+	unsigned n = send_pieces(w, p, out, frag_piece, &it);
 	CTR_ADD(w->ctr->port[p->in_port].fragmented, 1);
 	CTR_ADD(w->ctr->port[p->in_port].fragments_out, n);
 }
 
 /*
  * A GSO super-packet for an egress that cannot segment it (no tx_offload):
- * cut it here (ip4_gso.c), each segment a fresh frame from the worker's
- * fragment scratch. The last segment stands for the packet in the
- * forwarded/tx-full accounting, as for fragments.
+ * cut into the sender's segments here (ip4_gso.c).
  */
 static void send_gso_segments(struct worker *w, struct pkt *p, const struct port *out)
 {
 	struct ip4_gso_iter it;
-	unsigned n = 0;
 
 	if (ip4_gso_init(&it, p->data + 14, p->gso_type, p->gso_size) != 0 ||
 	    ip4_gso_seg_len(&it) > FRAG_MTU_MAX) {
 		worker_drop(w, p, DROP_MTU_EXCEEDED);
 		return;
 	}
-	for (;;) {
-		if (w->frag_used == FRAG_BUFS)
-			worker_tx_flush(w);
-		struct pkt *f = &w->frag_pkt[w->frag_used];
-		*f = (struct pkt){.data = w->frag_buf + (size_t)w->frag_used * FRAG_BUF_SZ,
-		                  .in_port = p->in_port,
-		                  .l2_class = PKT_L2_HOST};
-		uint32_t len = ip4_gso_next(&it, f->data + 14);
-		if (len == 0)
-			break;
-		memcpy(f->data, p->data, 14);
-		f->len = 14 + len;
-		w->frag_used++;
-		n++;
-		bool last = it.done == it.tot - it.hlen - it.l4hlen;
-		tx_enqueue(w, out->id, f, last ? TX_FORWARDED : TX_FRAGMENT);
-	}
+	unsigned n = send_pieces(w, p, out, gso_piece, &it);
 	CTR_ADD(w->ctr->port[p->in_port].gso_segmented, 1);
 	CTR_ADD(w->ctr->port[p->in_port].gso_segments_out, n);
 }

@@ -27,6 +27,7 @@
 
 #include "datapath/log.h"
 #include "snmp.h"
+#include "daemon/clock.h"
 
 #define AGENT_NAME     "cellgated"
 #define AGENT_FDS_MAX  16
@@ -62,22 +63,6 @@ extern netsnmp_session *main_session;
 bool snmp_agent_connected(const struct snmp_agent *ag)
 {
 	return ag && main_session != NULL;
-}
-
-static uint64_t realtime_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-static uint64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
 /* net-snmp's messages into our log, one line each. */
