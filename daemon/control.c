@@ -3,7 +3,7 @@
  * misses and ARP frames seen), every 100 ms run neighbour retries and aging,
  * every second collect ring drops; after RIB changes, wait one RCU grace
  * period and let freed ids be reused. Signals: SIGTERM/SIGINT stop cleanly,
- * SIGUSR1 writes the stats dump, SIGUSR2 sends one OAM loopback on every
+ * SIGHUP reloads the startup file (mgmt_reload), SIGUSR1 writes the stats dump, SIGUSR2 sends one OAM loopback on every
  * ATM VC and logs the round trips.
  */
 #include <event2/event.h>
@@ -12,6 +12,7 @@
 #include <urcu-qsbr.h>
 
 #include "control.h"
+#include "mgmt.h"
 #include "service.h"
 #include "datapath/log.h"
 #include "clock.h"
@@ -87,9 +88,7 @@ static void control_signal(evutil_socket_t sig, short what, void *arg)
 		event_base_loopexit(ctl->base, NULL);
 		break;
 	case SIGHUP:
-		/* Never die on a reload request: the startup file is read at start only, for now. */
-		log_warnx("SIGHUP: reloading the configuration is not supported yet; nothing changed "
-		          "(restart cellgated to apply a new startup file)");
+		mgmt_reload(ctl);
 		break;
 	case SIGUSR2:
 		/* Until the CLI has "vc ping": one OAM loopback on every VC, RTTs logged. */

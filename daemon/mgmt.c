@@ -57,6 +57,12 @@ static int unsupported_change(const struct cfg *a, const struct cfg *b, struct r
 	} else if (memcmp(&a->restconf, &b->restconf, sizeof(a->restconf))) {
 		what = "the RESTCONF server settings";
 		path = "/cellgate:cellgate/restconf";
+	} else if (memcmp(&a->fpm, &b->fpm, sizeof(a->fpm))) {
+		what = "the FPM server settings";
+		path = "/cellgate:cellgate/routing/fpm";
+	} else if (memcmp(&a->snmp, &b->snmp, sizeof(a->snmp))) {
+		what = "the SNMP subagent settings";
+		path = "/cellgate:cellgate/snmp";
 	}
 	if (!what)
 		return 0;
@@ -66,9 +72,8 @@ static int unsupported_change(const struct cfg *a, const struct cfg *b, struct r
 	return -1;
 }
 
-static int be_apply(void *arg, struct cfg *next, struct restconf_err *err)
+static int cfg_apply(struct mgmt *m, struct cfg *next, struct restconf_err *err)
 {
-	struct mgmt *m = arg;
 	struct control *ctl = m->ctl;
 	struct cfg *cur = ctl->cfg;
 	char failed[32] = "";
@@ -99,7 +104,42 @@ static int be_apply(void *arg, struct cfg *next, struct restconf_err *err)
 	cfg_free(cur);
 	*cur = *next;
 	memset(next, 0, sizeof(*next));
-	log_info("configuration changed over RESTCONF and saved to %s", ctl->config_path);
+	return 0;
+}
+
+static int be_apply(void *arg, struct cfg *next, struct restconf_err *err)
+{
+	struct mgmt *m = arg;
+
+	if (cfg_apply(m, next, err) != 0)
+		return -1;
+	log_info("configuration changed over RESTCONF and saved to %s", m->ctl->config_path);
+	return 0;
+}
+
+int mgmt_reload(struct control *ctl)
+{
+	struct mgmt *m = ctl->mgmt;
+	struct restconf_err err = {0};
+	struct cfg next;
+	char msg[1024];
+
+	if (!m)
+		return -1;
+	if (cfg_load(ctl->config_path, ctl->yang_dir, &next, msg, sizeof(msg)) != 0) {
+		log_warnx("SIGHUP: %s; the running configuration is unchanged", msg);
+		return -1;
+	}
+	/* The same apply step as a RESTCONF write: all of it, or nothing. */
+	if (cfg_apply(m, &next, &err) != 0) {
+		log_warnx("SIGHUP: %s: %s%s%s; the running configuration is unchanged",
+		          ctl->config_path, err.msg, err.path[0] ? " at " : "", err.path);
+		cfg_free(&next);
+		return -1;
+	}
+	if (restconf_running_changed(m->rc, &err) != 0)
+		log_warnx("SIGHUP: RESTCONF's view of the configuration: %s", err.msg);
+	log_info("SIGHUP: configuration reloaded from %s", ctl->config_path);
 	return 0;
 }
 

@@ -39,6 +39,14 @@ struct mgmt {
 int mgmt_start(struct control *ctl);
 void mgmt_stop(struct control *ctl);
 
+/*
+ * SIGHUP: read the startup file again and apply it the way a RESTCONF write
+ * is applied (static routes and settings at runtime; anything needing a
+ * restart refused). An invalid file, or a refused change, leaves the running
+ * configuration as it was and logs why. 0 or -1.
+ */
+int mgmt_reload(struct control *ctl);
+
 /* /cellgate/state as RFC 7951 JSON (mgmt_state.c). */
 int mgmt_state_json(struct control *ctl, FILE *out);
 

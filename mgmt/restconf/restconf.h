@@ -76,4 +76,10 @@ struct restconf *restconf_start(struct event_base *base, const struct restconf_b
                                 const struct restconf_opts *o, char *errbuf, size_t errlen);
 void restconf_stop(struct restconf *rc);
 
+/*
+ * The running configuration changed outside RESTCONF (SIGHUP reload): rebuild
+ * the tree GET serves and edits start from. 0, or -1 with err filled.
+ */
+int restconf_running_changed(struct restconf *rc, struct restconf_err *err);
+
 #endif

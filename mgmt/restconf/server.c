@@ -309,3 +309,8 @@ void restconf_stop(struct restconf *rc)
 		ly_ctx_destroy(rc->ctx);
 	free(rc);
 }
+
+int restconf_running_changed(struct restconf *rc, struct restconf_err *err)
+{
+	return rc_running_reload(rc, err);
+}
