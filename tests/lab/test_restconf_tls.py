@@ -91,7 +91,10 @@ def test_no_tcp_listener_by_default(topo, start_daemon):
     topo.exec("r", ["ip", "link", "set", "lo", "up"])
     start_daemon(check_accounting=False)
     p = topo.exec("r", ["ss", "-Hltnp"])
-    assert "cellgated" not in p.stdout
+    # The only TCP socket is the FPM server zebra connects to (routing/fpm,
+    # loopback, on by default): no RESTCONF/HTTP listener.
+    mine = [ln.split() for ln in p.stdout.splitlines() if "cellgated" in ln]
+    assert [ln[3] for ln in mine] == ["127.0.0.1:2620"], p.stdout
 
 
 @pytest.mark.parametrize("listener,msg", [
