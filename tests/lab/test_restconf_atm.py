@@ -227,3 +227,17 @@ def test_pvc_runtime_refusals_are_501(routers):
     assert res.status == 501 and "MTU" in res.error()["error-message"], res
     assert res.error()["error-path"].endswith("pvc[vpi='0'][vci='202']")
     assert open(r.cfg, "rb").read() == file_before and vcs(r) == vcs_before
+
+
+def test_cellgatectl_vc_add_del_at_runtime(routers):
+    from test_cellgatectl import run
+    r, _ = routers
+    code, out, err = run(rc.sock(r), "vc", "add", "atm0", "atm0.200", "0/202")
+    assert code == 0, err
+    assert (0, 202) in vcs(r) and (0, 202) in startup_pvcs(r)
+    code, out, err = run(rc.sock(r), "vc", "del", "atm0", "atm0.200", "0/202")
+    assert code == 0, err
+    assert (0, 202) not in vcs(r) and (0, 202) not in startup_pvcs(r)
+    # A point-to-point subinterface keeps its one PVC: refused, with the reason.
+    code, out, err = run(rc.sock(r), "vc", "add", "atm0", "atm0.300", "0/302")
+    assert code != 0 and "point-to-point" in err + out, (out, err)
