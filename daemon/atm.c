@@ -8,13 +8,13 @@
 #include <urcu-qsbr.h>
 
 #include "atm.h"
+#include "clock.h"
 #include "datapath/log.h"
 #include "datapath/port_atmsock.h"
 #include "datapath/port_cellpw.h"
 #include "netdev.h"
 #include "stats_fields.h"
 #include "tun.h"
-#include "clock.h"
 
 #define ATM_PORT_MTU    9180 /* the ATM port's own netdev carries nothing; RFC 2225 default */
 #define TUN_READS_MAX   64   /* packets per readable callback, so one TUN cannot hog the loop */
@@ -41,6 +41,14 @@ struct atm_ctl {
 	uint64_t learned_ms[VC_MAX];
 	uint32_t last_rtt_us[VC_MAX];
 	uint64_t pings_lost[VC_MAX];
+	/*
+	 * VC ids are slots of the dataplane's VC table and never move while the
+	 * VC exists; configuration PVC indexes do (the loader sorts them), so
+	 * each side maps to the other. Equal at start. A slot freed by a runtime
+	 * delete is free only after the grace period (atm_pvc_commit).
+	 */
+	int16_t vc_of_pvc[VC_MAX]; /* cfg->pvcs index -> VC id */
+	int16_t pvc_of_vc[VC_MAX]; /* VC id -> cfg->pvcs index, -1 = free slot */
 	uint64_t now_ms;
 	atm_vc_state_fn vc_state_fn; /* SNMP notifications */
 	void *vc_state_arg;
@@ -68,7 +76,10 @@ struct atm_ctl *atm_new(struct dataplane *dp, const struct cfg *cfg)
 		a->port_tun_fd[i] = -1;
 	for (unsigned s = 0; s < CFG_SUBIF_MAX; s++)
 		a->sub[s].set.tun_fd = -1;
-	if (cfg->npvcs) {
+	for (unsigned v = 0; v < VC_MAX; v++)
+		a->vc_of_pvc[v] = a->pvc_of_vc[v] = v < cfg->npvcs ? (int16_t)v : -1;
+	/* With subinterfaces, PVCs may be added at runtime: the table is there for them. */
+	if (cfg->npvcs || cfg->nsubifs) {
 		dp->vcs = calloc(VC_MAX, sizeof(*dp->vcs));
 		if (!dp->vcs) {
 			free(a);
@@ -139,18 +150,18 @@ static void atm_capture_close(struct atm_ctl *a, unsigned v)
 		return;
 	err = pcap_sunatm_close(vc->cap);
 	if (err)
-		log_warnx("capture %s: %s: records lost", a->cfg->pvcs[v].pcap, strerror(-err));
+		log_warnx("capture of VC %u/%u: %s: records lost", vc->cfg.vpi, vc->cfg.vci,
+		          strerror(-err));
 	free(vc->cap);
 	free(vc->cap_buf);
 	vc->cap = NULL;
 	vc->cap_buf = NULL;
 }
 
-/* A VC with a capture-file: open it. Failing to is logged, and the VC runs uncaptured. */
-static void atm_capture_open(struct atm_ctl *a, unsigned v)
+/* VC v with a capture-file: open it. Failing to is logged, and the VC runs uncaptured. */
+static void atm_capture_open(struct atm_ctl *a, unsigned v, const char *path)
 {
 	struct atm_vc *vc = &a->dp->vcs[v];
-	const char *path = a->cfg->pvcs[v].pcap;
 	int err;
 
 	if (!path[0])
@@ -253,7 +264,7 @@ int atm_port_setup(struct atm_ctl *a, unsigned i)
 			continue;
 		vc_cfg_fill(&a->dp->vcs[v].cfg, cfg, pc);
 		set->vc_ids[set->nvcs++] = (uint16_t)v;
-		atm_capture_open(a, v);
+		atm_capture_open(a, v, pc->pcap);
 	}
 	for (unsigned s = 0; s < cfg->nsubifs; s++)
 		if (cfg->subifs[s].port == i && cfg->subifs[s].naddrs)
@@ -303,7 +314,8 @@ int atm_subif_setup(struct atm_ctl *a, unsigned s)
 	if ((err = tun_create(cs->name, pt->mtu, &rt->set.tun_fd, &pt->ifindex)) != 0)
 		return err;
 	for (unsigned i = 0; i < cs->naddrs; i++)
-		if ((err = netdev_addr4_add(pt->ifindex, cs->addrs[i].addr, cs->addrs[i].plen)) != 0)
+		if ((err = netdev_addr4_add(pt->ifindex, cs->addrs[i].addr, cs->addrs[i].plen)) !=
+		    0)
 			return err;
 	return 0;
 }
@@ -319,13 +331,14 @@ static int subif_vc_for(const struct atm_subif_rt *rt, uint32_t ip)
 	for (unsigned v = 0; v < cfg->npvcs; v++) {
 		if (cfg->pvcs[v].subif != rt->s)
 			continue;
+		int id = a->vc_of_pvc[v];
 		if (cfg->pvcs[v].peer_addr == ip ||
-		    (a->learned[v] == ip &&
-		     a->now_ms - a->learned_ms[v] <=
+		    (a->learned[id] == ip &&
+		     a->now_ms - a->learned_ms[id] <=
 		         (cfg->pvcs[v].inatmarp_interval_ms * 3 > LEARNED_TTL_MIN
 		              ? (uint64_t)cfg->pvcs[v].inatmarp_interval_ms * 3
 		              : LEARNED_TTL_MIN)))
-			return (int)v;
+			return id;
 	}
 	return -1;
 }
@@ -359,15 +372,18 @@ static void tun_readable(evutil_socket_t fd, short what, void *arg)
 		ssize_t n = read(fd, buf, sizeof(buf));
 		if (n <= 0)
 			break;
-		uint32_t dst = n >= 20 && (buf[0] >> 4) == 4
-		                   ? (uint32_t)buf[16] << 24 | buf[17] << 16 | buf[18] << 8 | buf[19]
-		                   : 0;
+		uint32_t dst =
+		    n >= 20 && (buf[0] >> 4) == 4
+		        ? (uint32_t)buf[16] << 24 | buf[17] << 16 | buf[18] << 8 | buf[19]
+		        : 0;
 		int vc = subif_vc_for(rt, dst);
 		if (vc < 0 && dst) {
-			/* Not a direct peer: the gateway our FIB uses for it on this subinterface. */
+			/* Not a direct peer: the gateway our FIB uses for it on this subinterface.
+			 */
 			uint32_t g = fib4_lookup(a->dp->fib, dst);
 			if (g) {
-				const struct nexthop *nh = &a->dp->nht->nh[a->dp->nht->nhg[g].slot[0]];
+				const struct nexthop *nh =
+				    &a->dp->nht->nh[a->dp->nht->nhg[g].slot[0]];
 				if (nh->port == rt->port && nh->gw)
 					vc = subif_vc_for(rt, nh->gw);
 			}
@@ -394,7 +410,7 @@ int atm_start(struct atm_ctl *a, struct event_base *base, struct neigh_table *nt
 
 static void vc_name(const struct atm_ctl *a, unsigned vc, char *buf, size_t len)
 {
-	const struct cfg_pvc *pc = &a->cfg->pvcs[vc];
+	const struct cfg_pvc *pc = &a->cfg->pvcs[a->pvc_of_vc[vc]];
 	const struct cfg_subif *sub = &a->cfg->subifs[pc->subif];
 
 	snprintf(buf, len, "%s VC %u/%u (%s)", a->cfg->ports[sub->port].name, pc->vpi, pc->vci,
@@ -406,17 +422,19 @@ static void atm_event(struct atm_ctl *a, const struct dp_event *ev, uint64_t now
 	char name[96], b[INET_ADDRSTRLEN];
 	uint8_t mac[6];
 
-	if (ev->vc >= a->cfg->npvcs)
+	/* A VC deleted at runtime may have left events behind (atm_pvc_commit drains them). */
+	if (ev->vc >= VC_MAX || a->pvc_of_vc[ev->vc] < 0)
 		return;
+	int pvc = a->pvc_of_vc[ev->vc];
 	vc_name(a, ev->vc, name, sizeof(name));
 	switch (ev->type) {
 	case DP_EV_VC_STATE:
 		if (ev->val == VC_OPER_DOWN)
 			log_warnx("%s: oper down: %u OAM loopbacks lost in a row", name,
-			          a->cfg->pvcs[ev->vc].oam_down_count);
+			          a->cfg->pvcs[pvc].oam_down_count);
 		else
 			log_info("%s: oper up: %u OAM loopbacks answered", name,
-			         a->cfg->pvcs[ev->vc].oam_up_count);
+			         a->cfg->pvcs[pvc].oam_up_count);
 		if (a->vc_state_fn)
 			a->vc_state_fn(a->vc_state_arg, ev->vc, (uint8_t)ev->val);
 		break;
@@ -460,7 +478,7 @@ void atm_poll_events(struct atm_ctl *a, uint64_t now_ms)
 
 int atm_vc_ping(struct atm_ctl *a, unsigned vc)
 {
-	if (!a->dp->vcs || vc >= a->dp->nvcs)
+	if (!a->dp->vcs || vc >= VC_MAX || a->pvc_of_vc[vc] < 0)
 		return -ENOENT;
 	__atomic_add_fetch(&a->dp->vcs[vc].ping_req, 1, __ATOMIC_RELEASE);
 	return 0;
@@ -476,7 +494,7 @@ void atm_stats_fixup(const struct atm_ctl *a, struct stats_snapshot *s)
 
 bool atm_vc_learned(const struct atm_ctl *a, unsigned vc, uint32_t *ip, uint64_t *age_ms)
 {
-	if (vc >= a->cfg->npvcs || !a->learned[vc])
+	if (vc >= VC_MAX || a->pvc_of_vc[vc] < 0 || !a->learned[vc])
 		return false;
 	*ip = a->learned[vc];
 	*age_ms = mono_ms() - a->learned_ms[vc];
@@ -496,7 +514,8 @@ int atm_capture_start(struct atm_ctl *a, unsigned v, const char *path)
 	uint8_t *buf;
 	int err;
 
-	if (!a->dp->vcs || v >= a->dp->nvcs || !a->pw[a->cfg->pvcs[v].port])
+	if (!a->dp->vcs || v >= VC_MAX || a->pvc_of_vc[v] < 0 ||
+	    !a->pw[a->cfg->pvcs[a->pvc_of_vc[v]].port])
 		return -ENOENT;
 	vc = &a->dp->vcs[v];
 	if (__atomic_load_n(&vc->cap, __ATOMIC_ACQUIRE))
@@ -526,7 +545,7 @@ int atm_capture_stop(struct atm_ctl *a, unsigned v)
 	struct pcap_sunatm *cap;
 	int err;
 
-	if (!a->dp->vcs || v >= a->dp->nvcs)
+	if (!a->dp->vcs || v >= VC_MAX || a->pvc_of_vc[v] < 0)
 		return -ENOENT;
 	vc = &a->dp->vcs[v];
 	cap = __atomic_load_n(&vc->cap, __ATOMIC_ACQUIRE);
@@ -547,10 +566,10 @@ int atm_capture_stop(struct atm_ctl *a, unsigned v)
 void atm_vc_info(const struct atm_ctl *a, unsigned vc, struct atm_vc_info *out)
 {
 	*out = (struct atm_vc_info){0};
-	if (vc >= a->cfg->npvcs)
+	if (vc >= VC_MAX || a->pvc_of_vc[vc] < 0)
 		return;
 	out->peer_learned = a->learned[vc] != 0;
-	out->peer = a->learned[vc] ? a->learned[vc] : a->cfg->pvcs[vc].peer_addr;
+	out->peer = a->learned[vc] ? a->learned[vc] : a->cfg->pvcs[a->pvc_of_vc[vc]].peer_addr;
 	out->last_rtt_us = a->last_rtt_us[vc];
 }
 
@@ -570,17 +589,21 @@ void atm_stats_json(const struct atm_ctl *a, const struct stats_snapshot *s, FIL
 	char b[INET_ADDRSTRLEN];
 
 	fputs(",\"vcs\":[", out);
-	for (unsigned v = 0; v < s->nvcs; v++) {
+	/* In configuration order (port, VPI, VCI), whatever slots runtime changes gave them. */
+	for (unsigned i = 0, first = 1; i < a->cfg->npvcs; i++) {
+		unsigned v = (unsigned)a->vc_of_pvc[i];
+		if (v >= s->nvcs)
+			continue;
 		const struct stats_vc *sv = &s->vc[v];
 		const struct vc_counters *c = &sv->c;
-		const struct cfg_pvc *pc = &a->cfg->pvcs[v];
+		const struct cfg_pvc *pc = &a->cfg->pvcs[i];
 
 		fprintf(out,
 		        "%s{\"port\":\"%s\",\"interface\":\"%s\",\"vpi\":%u,\"vci\":%u,"
 		        "\"oper\":\"%s\",\"oper-change-ms\":%lu,\"peer\":\"%s\"",
-		        v ? "," : "", a->dp->ports[sv->atm_port].name, a->dp->ports[sv->subif].name,
-		        sv->vpi, sv->vci, sv->oper == VC_OPER_UP ? "up" : "down",
-		        sv->oper_change_ms,
+		        first ? "" : ",", a->dp->ports[sv->atm_port].name,
+		        a->dp->ports[sv->subif].name, sv->vpi, sv->vci,
+		        sv->oper == VC_OPER_UP ? "up" : "down", sv->oper_change_ms,
 		        ip_str(a->learned[v] ? a->learned[v] : pc->peer_addr, b));
 		stats_fields_json(out, vc_counter_fields, c, false);
 		fprintf(out, ",\"last-ping-rtt-us\":%u,\"discards-total\":%lu,\"discards\":{",
@@ -588,6 +611,7 @@ void atm_stats_json(const struct atm_ctl *a, const struct stats_snapshot *s, FIL
 		for (unsigned r = 0; r < VC_DROP__MAX; r++)
 			fprintf(out, "%s\"%s\":%lu", r ? "," : "", vc_drop_name[r], c->discards[r]);
 		fputs("}}", out);
+		first = 0;
 	}
 	fputs("],\"atm-ports\":[", out);
 	bool first = true;
@@ -606,4 +630,246 @@ void atm_stats_json(const struct atm_ctl *a, const struct stats_snapshot *s, FIL
 		first = false;
 	}
 	fputc(']', out);
+}
+
+int atm_vc_of_pvc(const struct atm_ctl *a, unsigned pvc)
+{
+	return pvc < a->cfg->npvcs ? a->vc_of_pvc[pvc] : -1;
+}
+
+int atm_pvc_of_vc(const struct atm_ctl *a, unsigned vc)
+{
+	return vc < VC_MAX ? a->pvc_of_vc[vc] : -1;
+}
+
+struct atm_pvc_change {
+	unsigned nadd, ndel;
+	uint16_t add_vc[VC_MAX];
+	unsigned add_pvc[VC_MAX]; /* its index in next->pvcs */
+	uint16_t del_vc[VC_MAX];
+	uint8_t adds[VC_MAX], dels[VC_MAX];
+	int16_t map[VC_MAX];                /* next->pvcs index -> VC id */
+	struct cellpw_vcset *set[PORT_MAX]; /* next set of each port that changes */
+};
+
+bool atm_pvc_change_adds(const struct atm_pvc_change *ch, unsigned vc)
+{
+	return ch && vc < VC_MAX && ch->adds[vc];
+}
+
+bool atm_pvc_change_deletes(const struct atm_pvc_change *ch, unsigned vc)
+{
+	return ch && vc < VC_MAX && ch->dels[vc];
+}
+
+/* PVC pc of cfg: can it be added (or deleted) while the workers run? 0 or -EOPNOTSUPP. */
+static int pvc_runtime_ok(const struct atm_ctl *a, const struct cfg *cfg, const struct cfg_pvc *pc,
+                          bool add, char *msg, size_t mlen, char *path, size_t plen)
+{
+	const struct cfg_subif *sub = &cfg->subifs[pc->subif];
+	const struct port *sp = &a->dp->ports[cfg->nports + pc->subif];
+
+	snprintf(
+	    path, plen,
+	    "/cellgate:cellgate/port[name='%s']/subinterface[name='%s']/pvc[vpi='%u'][vci='%u']",
+	    cfg->ports[sub->port].name, sub->name, pc->vpi, pc->vci);
+	if (cfg->ports[sub->port].kind != CFG_PORT_CELLPW || !a->pw[sub->port] ||
+	    !cellpw_queue_of(&a->dp->ports[sub->port])) {
+		snprintf(msg, mlen,
+		         "PVCs of port %s (driver %s) cannot be changed at runtime yet: edit the "
+		         "startup file and restart",
+		         cfg->ports[sub->port].name, cfg->ports[sub->port].driver);
+		return -EOPNOTSUPP;
+	}
+	if (sub->type == CFG_SUBIF_P2P) {
+		snprintf(msg, mlen,
+		         "interface %s is point-to-point: its one PVC cannot be changed at runtime "
+		         "yet: edit the startup file and restart",
+		         sub->name);
+		return -EOPNOTSUPP;
+	}
+	/* The subinterface's MTU is its smallest PVC's, fixed when its TUN was made. */
+	if (add && pc->mtu < sp->mtu) {
+		snprintf(msg, mlen,
+		         "MTU %u is below interface %s's MTU %u; a PVC that lowers it needs a "
+		         "restart",
+		         pc->mtu, sub->name, sp->mtu);
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+void atm_pvc_abort(struct atm_ctl *a, struct atm_pvc_change *ch)
+{
+	if (!ch)
+		return;
+	/* Nothing was published: no worker has seen these. */
+	for (unsigned i = 0; i < ch->nadd; i++)
+		cellpw_vc_release(&a->dp->vcs[ch->add_vc[i]]);
+	for (unsigned p = 0; p < PORT_MAX; p++)
+		free(ch->set[p]);
+	free(ch);
+}
+
+/* Each changed port's next VC set: the current one less deletions, plus additions. */
+static int pvc_build_sets(struct atm_ctl *a, struct atm_pvc_change *ch)
+{
+	bool changed[PORT_MAX] = {false};
+
+	for (unsigned i = 0; i < ch->ndel; i++)
+		changed[a->dp->vcs[ch->del_vc[i]].cfg.atm_port] = true;
+	for (unsigned i = 0; i < ch->nadd; i++)
+		changed[a->dp->vcs[ch->add_vc[i]].cfg.atm_port] = true;
+	for (unsigned p = 0; p < PORT_MAX; p++) {
+		if (!changed[p])
+			continue;
+		struct cellpw_queue *c = cellpw_queue_of(&a->dp->ports[p]);
+		const struct cellpw_vcset *cur = cellpw_vcset_current(c);
+		uint16_t ids[CELLPW_PORT_VCS];
+		unsigned n = 0;
+
+		for (unsigned i = 0; i < cur->nvcs; i++)
+			if (!ch->dels[cur->ids[i]])
+				ids[n++] = cur->ids[i];
+		for (unsigned i = 0; i < ch->nadd; i++)
+			if (a->dp->vcs[ch->add_vc[i]].cfg.atm_port == p && n < CELLPW_PORT_VCS)
+				ids[n++] = ch->add_vc[i];
+		if (!(ch->set[p] = cellpw_vcset_build(c, ids, n)))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int atm_pvc_prepare(struct atm_ctl *a, const struct cfg *next, struct atm_pvc_change **out,
+                    char *msg, size_t msg_len, char *path, size_t path_len)
+{
+	const struct cfg *cur = a->cfg;
+	struct atm_pvc_change *ch;
+	bool kept[VC_MAX] = {false};
+	int err;
+
+	*out = NULL;
+	if (cur->npvcs == next->npvcs &&
+	    (!cur->npvcs || !memcmp(cur->pvcs, next->pvcs, sizeof(*cur->pvcs) * cur->npvcs)))
+		return 0;
+	if (!a->dp->vcs || !(ch = calloc(1, sizeof(*ch)))) {
+		snprintf(msg, msg_len, "out of memory");
+		path[0] = '\0';
+		return -ENOMEM;
+	}
+	/*
+	 * Events still queued may name VC ids this change frees or reuses: take
+	 * them now, while the configuration and the maps still agree.
+	 */
+	atm_poll_events(a, mono_ms());
+	/* An unchanged PVC keeps its VC; any difference is a delete and an add. */
+	for (unsigned j = 0; j < next->npvcs; j++) {
+		ch->map[j] = -1;
+		for (unsigned i = 0; i < cur->npvcs; i++)
+			if (!kept[i] &&
+			    !memcmp(&cur->pvcs[i], &next->pvcs[j], sizeof(cur->pvcs[i]))) {
+				kept[i] = true;
+				ch->map[j] = a->vc_of_pvc[i];
+				break;
+			}
+	}
+	for (unsigned i = 0; i < cur->npvcs; i++) {
+		if (kept[i])
+			continue;
+		if ((err = pvc_runtime_ok(a, cur, &cur->pvcs[i], false, msg, msg_len, path,
+		                          path_len)) != 0)
+			goto fail;
+		ch->del_vc[ch->ndel++] = (uint16_t)a->vc_of_pvc[i];
+		ch->dels[a->vc_of_pvc[i]] = 1;
+	}
+	for (unsigned j = 0, slot = 0; j < next->npvcs; j++) {
+		if (ch->map[j] >= 0)
+			continue;
+		if ((err = pvc_runtime_ok(a, next, &next->pvcs[j], true, msg, msg_len, path,
+		                          path_len)) != 0)
+			goto fail;
+		/* Only ids free now: those this change deletes wait for its grace period. */
+		while (slot < VC_MAX && a->pvc_of_vc[slot] >= 0)
+			slot++;
+		if (slot == VC_MAX) {
+			snprintf(msg, msg_len, "no free VC: at most %u PVCs", VC_MAX);
+			err = -ENOSPC;
+			goto fail;
+		}
+		vc_cfg_fill(&a->dp->vcs[slot].cfg, next, &next->pvcs[j]);
+		if ((err = cellpw_vc_open(cellpw_queue_of(&a->dp->ports[next->pvcs[j].port]),
+		                          (uint16_t)slot)) != 0) {
+			snprintf(msg, msg_len, "out of memory for the PVC's buffers");
+			goto fail;
+		}
+		ch->map[j] = (int16_t)slot;
+		ch->adds[slot] = 1;
+		ch->add_pvc[ch->nadd] = j;
+		ch->add_vc[ch->nadd++] = (uint16_t)slot++;
+	}
+	if ((err = pvc_build_sets(a, ch)) != 0) {
+		snprintf(msg, msg_len, "out of memory");
+		path[0] = '\0';
+		goto fail;
+	}
+	*out = ch;
+	return 0;
+fail:
+	atm_pvc_abort(a, ch);
+	return err;
+}
+
+void atm_pvc_commit(struct atm_ctl *a, struct atm_pvc_change *ch, const struct cfg *next)
+{
+	struct cellpw_vcset *old[PORT_MAX] = {NULL};
+	char name[96];
+	uint8_t mac[6];
+
+	if (!ch)
+		return;
+	for (unsigned i = 0; i < ch->nadd; i++) {
+		unsigned v = ch->add_vc[i];
+		a->learned[v] = 0;
+		a->learned_ms[v] = 0;
+		a->last_rtt_us[v] = 0;
+		a->pings_lost[v] = 0;
+		/* Before it is published, like the rest of the VC (vc.h). */
+		atm_capture_open(a, v, next->pvcs[ch->add_pvc[i]].pcap);
+	}
+	for (unsigned p = 0; p < PORT_MAX; p++)
+		if (ch->set[p])
+			old[p] = cellpw_vcset_swap(cellpw_queue_of(&a->dp->ports[p]), ch->set[p]);
+	/* Next hops naming a deleted VC go back to unresolved before its id can be reused. */
+	for (unsigned i = 0; i < ch->ndel; i++) {
+		vc_mac_make(ch->del_vc[i], mac);
+		neigh_forget_mac(a->nt, a->dp->vcs[ch->del_vc[i]].cfg.subif, mac);
+	}
+	/* After this no worker holds the old sets or touches a deleted VC. */
+	synchronize_rcu();
+	for (unsigned p = 0; p < PORT_MAX; p++)
+		free(old[p]);
+	for (unsigned i = 0; i < ch->ndel; i++) {
+		unsigned v = ch->del_vc[i];
+		vc_name(a, v, name, sizeof(name));
+		log_info("%s: deleted (VC id %u)", name, v);
+		atm_capture_close(a, v);
+		cellpw_vc_release(&a->dp->vcs[v]);
+		a->learned[v] = 0;
+		a->last_rtt_us[v] = 0;
+	}
+	for (unsigned v = 0; v < VC_MAX; v++)
+		a->vc_of_pvc[v] = a->pvc_of_vc[v] = -1;
+	for (unsigned j = 0; j < next->npvcs; j++) {
+		a->vc_of_pvc[j] = ch->map[j];
+		a->pvc_of_vc[ch->map[j]] = (int16_t)j;
+		if ((unsigned)ch->map[j] >= a->dp->nvcs)
+			a->dp->nvcs =
+			    (unsigned)ch->map[j] + 1; /* readers skip ids no PVC maps to */
+	}
+	for (unsigned i = 0; i < ch->nadd; i++) {
+		const struct cfg_pvc *pc = &next->pvcs[ch->add_pvc[i]];
+		log_info("%s VC %u/%u (%s): added (VC id %u)", next->ports[pc->port].name, pc->vpi,
+		         pc->vci, next->subifs[pc->subif].name, ch->add_vc[i]);
+	}
+	free(ch);
 }

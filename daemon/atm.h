@@ -79,6 +79,37 @@ const char *atm_port_carrier(const struct atm_ctl *a, unsigned port);
 typedef void (*atm_ping_fn)(void *arg, unsigned vc, uint32_t rtt_us);
 void atm_set_ping_cb(struct atm_ctl *a, atm_ping_fn fn, void *arg);
 
+/*
+ * VC ids (slots of the dataplane's VC table: what events, the stats
+ * snapshot, next hops' synthetic MACs and every atm_* call here use) and the
+ * index of the PVC in the running configuration. -1 when there is none.
+ */
+int atm_vc_of_pvc(const struct atm_ctl *a, unsigned pvc);
+int atm_pvc_of_vc(const struct atm_ctl *a, unsigned vc);
+
+/*
+ * Runtime PVC changes (RESTCONF, SIGHUP), in two steps so that a change that
+ * fails changes nothing. atm_pvc_prepare compares the running PVCs with
+ * next's (ports and subinterfaces identical: the caller checked), refuses
+ * what it cannot do at runtime (-EOPNOTSUPP: atmsock ports, point-to-point
+ * subinterfaces, an MTU below the subinterface's) or lacks room or memory
+ * for (-ENOSPC, -ENOMEM), with `msg` and `path` saying why; else it gives
+ * every added PVC a free VC id with its buffers and builds each changed
+ * port's next VC set, all unpublished. A PVC whose parameters changed is
+ * deleted and added (a new VC id, counters from zero). Then exactly one of
+ * atm_pvc_commit (publish, wait one RCU grace period, forget the deleted
+ * VCs' neighbours, free them; `next` becomes the running configuration right
+ * after) or atm_pvc_abort. *out is NULL when no PVC changes.
+ */
+struct atm_pvc_change;
+int atm_pvc_prepare(struct atm_ctl *a, const struct cfg *next, struct atm_pvc_change **out,
+                    char *msg, size_t msg_len, char *path, size_t path_len);
+void atm_pvc_commit(struct atm_ctl *a, struct atm_pvc_change *ch, const struct cfg *next);
+void atm_pvc_abort(struct atm_ctl *a, struct atm_pvc_change *ch);
+/* Of a prepared change: VC ids it adds (counters start at zero) and deletes. */
+bool atm_pvc_change_adds(const struct atm_pvc_change *ch, unsigned vc);
+bool atm_pvc_change_deletes(const struct atm_pvc_change *ch, unsigned vc);
+
 /* JSON object members "vcs": [...], "atm-ports": [...] for the stats dump. */
 void atm_stats_json(const struct atm_ctl *a, const struct stats_snapshot *s, FILE *out);
 

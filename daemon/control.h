@@ -64,6 +64,8 @@ int control_run(struct control *ctl);
 /* The SNMP subagent, if /cellgate/snmp is configured; failures are logged, never fatal. */
 void control_snmp_start(struct control *ctl);
 void control_snmp_stop(struct control *ctl);
+/* PVCs were added or deleted at runtime: the SNMP VC rows follow. */
+void control_snmp_vcs_changed(struct control *ctl);
 
 /* Write the stats snapshot as JSON to `out`. */
 void control_stats_json(struct control *ctl, FILE *out);

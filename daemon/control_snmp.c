@@ -9,8 +9,8 @@
 #include <time.h>
 
 #include "control.h"
-#include "fpm.h"
 #include "datapath/log.h"
+#include "fpm.h"
 #include "mgmt/snmp/snmp.h"
 
 static void snmp_stats_take(void *arg, struct stats_snapshot *snap)
@@ -44,17 +44,16 @@ static void snmp_fpm(void *arg, struct snmp_fpm_view *out)
 	struct fpm_server_view v;
 
 	fpm_server_view(ctl->fpm, &v);
-	*out = (struct snmp_fpm_view){
-	    .state = !v.enabled ? SNMP_FPM_DISABLED
-	             : v.connected ? SNMP_FPM_CONNECTED
-	                           : SNMP_FPM_LISTENING,
-	    .last_change_ms = v.last_change_ms,
-	    .connects = v.connects,
-	    .disconnects = v.disconnects,
-	    .msgs_in = v.frames,
-	    .routes_installed = v.routes_installed,
-	    .routes_withdrawn = v.routes_withdrawn,
-	    .errors = v.errors};
+	*out = (struct snmp_fpm_view){.state = !v.enabled    ? SNMP_FPM_DISABLED
+	                                       : v.connected ? SNMP_FPM_CONNECTED
+	                                                     : SNMP_FPM_LISTENING,
+	                              .last_change_ms = v.last_change_ms,
+	                              .connects = v.connects,
+	                              .disconnects = v.disconnects,
+	                              .msgs_in = v.frames,
+	                              .routes_installed = v.routes_installed,
+	                              .routes_withdrawn = v.routes_withdrawn,
+	                              .errors = v.errors};
 }
 
 static void snmp_vc_state(void *arg, unsigned vc, uint8_t oper)
@@ -63,6 +62,8 @@ static void snmp_vc_state(void *arg, unsigned vc, uint8_t oper)
 
 	snmp_agent_notify_vc_state(ctl->snmp, vc, oper);
 }
+
+static void snmp_source_vcs(struct control *ctl, struct snmp_source *src);
 
 static void snmp_source_fill(struct control *ctl, struct snmp_source *src)
 {
@@ -88,11 +89,24 @@ static void snmp_source_fill(struct control *ctl, struct snmp_source *src)
 			pi->type = cfg->ports[p].kind == CFG_PORT_ETHERNET ? SNMP_PORT_ETHERNET
 			                                                   : SNMP_PORT_ATM;
 	}
-	src->nvcs = cfg->npvcs;
-	for (unsigned v = 0; v < cfg->npvcs; v++) {
-		const struct cfg_pvc *pc = &cfg->pvcs[v];
-		bool llc = pc->encap == CFG_ENCAP_LLC_SNAP;
+	snmp_source_vcs(ctl, src);
+}
 
+/* The VC rows, by VC id (the stats snapshot's index); ids no PVC holds name no port. */
+static void snmp_source_vcs(struct control *ctl, struct snmp_source *src)
+{
+	const struct cfg *cfg = ctl->cfg;
+
+	src->nvcs = ctl->dp->nvcs < VC_MAX ? ctl->dp->nvcs : VC_MAX;
+	for (unsigned v = 0; v < src->nvcs; v++)
+		src->vc[v] = (struct snmp_vc_info){.atm_port = UINT16_MAX};
+	for (unsigned i = 0; i < cfg->npvcs; i++) {
+		const struct cfg_pvc *pc = &cfg->pvcs[i];
+		bool llc = pc->encap == CFG_ENCAP_LLC_SNAP;
+		int v = atm_vc_of_pvc(ctl->atm, i);
+
+		if (v < 0 || (unsigned)v >= src->nvcs)
+			continue;
 		src->vc[v] = (struct snmp_vc_info){
 		    .atm_port = (uint16_t)pc->port,
 		    .subif = (uint16_t)(cfg->nports + pc->subif),
@@ -130,6 +144,14 @@ void control_snmp_start(struct control *ctl)
 		return;
 	}
 	atm_set_vc_state_hook(ctl->atm, snmp_vc_state, ctl);
+}
+
+void control_snmp_vcs_changed(struct control *ctl)
+{
+	if (!ctl->snmp || !ctl->snmp_src)
+		return;
+	snmp_source_vcs(ctl, ctl->snmp_src);
+	snmp_agent_vcs_changed(ctl->snmp);
 }
 
 void control_snmp_stop(struct control *ctl)

@@ -46,10 +46,6 @@ static int unsupported_change(const struct cfg *a, const struct cfg *b, struct r
 	    memcmp(a->subifs, b->subifs, sizeof(a->subifs[0]) * a->nsubifs)) {
 		what = "ports, subinterfaces and their addresses";
 		path = "/cellgate:cellgate/port";
-	} else if (a->npvcs != b->npvcs ||
-	           (a->npvcs && memcmp(a->pvcs, b->pvcs, sizeof(a->pvcs[0]) * a->npvcs))) {
-		what = "PVCs";
-		path = "/cellgate:cellgate/port";
 	} else if (a->workers != b->workers || a->nworker_cpus != b->nworker_cpus ||
 	           memcmp(a->worker_cpus, b->worker_cpus, sizeof(a->worker_cpus))) {
 		what = "workers and worker-cpu";
@@ -72,16 +68,59 @@ static int unsupported_change(const struct cfg *a, const struct cfg *b, struct r
 	return -1;
 }
 
+/* PVCs added and deleted at runtime (atm_pvc_prepare): 0, or -1 with err filled. */
+static int pvc_prepare(struct mgmt *m, const struct cfg *next, struct atm_pvc_change **pch,
+                       struct restconf_err *err)
+{
+	char msg[512], path[256] = "";
+	int e = atm_pvc_prepare(m->ctl->atm, next, pch, msg, sizeof(msg), path, sizeof(path));
+
+	if (e == 0)
+		return 0;
+	if (e == -EOPNOTSUPP)
+		restconf_err_set(err, 501, "operation-not-supported", path[0] ? path : NULL, "%s",
+		                 msg);
+	else if (e == -ENOSPC)
+		restconf_err_set(err, 409, "resource-denied", path[0] ? path : NULL, "%s", msg);
+	else
+		restconf_err_set(err, 500, "operation-failed", path[0] ? path : NULL, "%s", msg);
+	return -1;
+}
+
+static void ping_finish(struct mgmt *m, struct mgmt_ping *pg);
+
+/* A committed PVC change: counters of new VC ids start from zero, pings on deleted ones end. */
+static void pvc_changed(struct mgmt *m, const struct atm_pvc_change *pch)
+{
+	struct control *ctl = m->ctl;
+
+	for (unsigned v = 0; v < VC_MAX; v++) {
+		if (!atm_pvc_change_adds(pch, v))
+			continue;
+		if (ctl->stats_base)
+			memset(&ctl->stats_base->vc[v], 0, sizeof(ctl->stats_base->vc[v]));
+		ctl->vc_clear_ms[v] = 0;
+	}
+	for (struct mgmt_ping *pg = m->pings, *next; pg; pg = next) {
+		next = pg->next;
+		if (atm_pvc_change_deletes(pch, pg->vc))
+			ping_finish(m,
+			            pg); /* its loopbacks went with the VC: answer with what came */
+	}
+}
+
 static int cfg_apply(struct mgmt *m, struct cfg *next, struct restconf_err *err)
 {
 	struct control *ctl = m->ctl;
 	struct cfg *cur = ctl->cfg;
+	struct atm_pvc_change *pch = NULL;
 	char failed[32] = "";
 	int e;
 
-	if (unsupported_change(cur, next, err))
+	if (unsupported_change(cur, next, err) || pvc_prepare(m, next, &pch, err))
 		return -1;
 	if ((e = routes_static_update(ctl->rib, cur, next, failed, sizeof(failed))) != 0) {
+		atm_pvc_abort(ctl->atm, pch);
 		restconf_err_set(err, 400, "invalid-value", NULL,
 		                 "route %s cannot be installed: %s%s", failed, strerror(-e),
 		                 e == -ENETUNREACH ? " (no connected subnet reaches the gateway)"
@@ -90,6 +129,10 @@ static int cfg_apply(struct mgmt *m, struct cfg *next, struct restconf_err *err)
 		         "/cellgate:cellgate/routing/static-route[prefix='%s']", failed);
 		return -1;
 	}
+	/* Nothing can fail from here on. */
+	bool pvcs_changed = pch != NULL;
+	pvc_changed(m, pch);
+	atm_pvc_commit(ctl->atm, pch, next);
 	/* Workers read these with plain loads; each is one aligned store. */
 	__atomic_store_n(&ctl->dp->params.icmp_rate, next->icmp_rate, __ATOMIC_RELAXED);
 	__atomic_store_n(&ctl->dp->params.icmp_burst, next->icmp_burst, __ATOMIC_RELAXED);
@@ -98,12 +141,15 @@ static int cfg_apply(struct mgmt *m, struct cfg *next, struct restconf_err *err)
 	__atomic_store_n(&ctl->dp->params.ip_options_forward, next->ip_options_forward,
 	                 __ATOMIC_RELAXED);
 	/*
-	 * In place: the neighbour and ATM code keep a pointer to *ctl->cfg. The
-	 * arrays they index (ports, subinterfaces, PVCs) are unchanged (above).
+	 * In place: the neighbour and ATM code keep a pointer to *ctl->cfg. Ports
+	 * and subinterfaces are unchanged (above); PVC indexes may have moved,
+	 * and atm_pvc_commit mapped the VC ids to next's already.
 	 */
 	cfg_free(cur);
 	*cur = *next;
 	memset(next, 0, sizeof(*next));
+	if (pvcs_changed)
+		control_snmp_vcs_changed(ctl); /* reads the new cfg: after the swap */
 	return 0;
 }
 
@@ -184,6 +230,7 @@ static void op_clear_counters(struct mgmt *m, const struct lyd_node *input,
 	done(cookie, NULL, NULL);
 }
 
+/* The PVC's index in cfg (not its VC id: atm_vc_of_pvc), or -1. */
 static int vc_find(const struct cfg *cfg, const char *port, unsigned vpi, unsigned vci)
 {
 	int p = cfg_port_index(cfg, port);
@@ -264,7 +311,7 @@ static void op_vc_ping(struct mgmt *m, const struct lyd_node *input, restconf_rp
 		goto fail;
 	}
 	for (pg = m->pings; pg; pg = pg->next)
-		if (pg->vc == (unsigned)v) {
+		if (pg->vc == (unsigned)atm_vc_of_pvc(m->ctl->atm, (unsigned)v)) {
 			restconf_err_set(&err, 409, "in-use", "/cellgate:vc-ping",
 			                 "a vc-ping on %s %u/%u is already running", port, vpi,
 			                 vci);
@@ -275,14 +322,14 @@ static void op_vc_ping(struct mgmt *m, const struct lyd_node *input, restconf_rp
 		goto fail;
 	}
 	*pg = (struct mgmt_ping){.next = m->pings,
-	                         .vc = (unsigned)v,
+	                         .vc = (unsigned)atm_vc_of_pvc(m->ctl->atm, (unsigned)v),
 	                         .done = done,
 	                         .cookie = cookie,
 	                         .count = cnt ? (unsigned)strtoul(cnt, NULL, 10) : 3};
 	if (pg->count < 1 || pg->count > PING_COUNT_MAX)
 		pg->count = 3;
 	m->pings = pg;
-	if (atm_vc_ping(m->ctl->atm, (unsigned)v) != 0) {
+	if (atm_vc_ping(m->ctl->atm, pg->vc) != 0) {
 		ping_finish(m, pg);
 		return;
 	}
@@ -322,6 +369,7 @@ static void op_capture(struct mgmt *m, bool start, const struct lyd_node *input,
 		done(cookie, &err, NULL);
 		return;
 	}
+	v = atm_vc_of_pvc(m->ctl->atm, (unsigned)v);
 	e = start ? atm_capture_start(m->ctl->atm, (unsigned)v, child_value(input, "file"))
 	          : atm_capture_stop(m->ctl->atm, (unsigned)v);
 	if (e == -EBUSY)

@@ -70,7 +70,7 @@ static void state_port(FILE *out, const struct control *ctl, const struct stats_
 }
 
 static void state_vc(FILE *out, const struct control *ctl, const struct stats_snapshot *s,
-                     unsigned v)
+                     unsigned v, bool first)
 {
 	const struct stats_vc *sv = &s->vc[v];
 	struct atm_vc_info info;
@@ -80,7 +80,7 @@ static void state_vc(FILE *out, const struct control *ctl, const struct stats_sn
 	fprintf(out,
 	        "%s{\"port\":\"%s\",\"vpi\":%u,\"vci\":%u,\"interface\":\"%s\","
 	        "\"oper-status\":\"%s\"",
-	        v ? "," : "", ctl->dp->ports[sv->atm_port].name, sv->vpi, sv->vci,
+	        first ? "" : ",", ctl->dp->ports[sv->atm_port].name, sv->vpi, sv->vci,
 	        ctl->dp->ports[sv->subif].name, sv->oper == VC_OPER_DOWN ? "down" : "up");
 	if (sv->oper_change_ms)
 		json_time(out, "last-change", sv->oper_change_ms);
@@ -226,7 +226,7 @@ static void state_sessions(FILE *out, const struct control *ctl)
 		json_time(out, "last-change", fs.last_change_ms);
 	fprintf(out, ",\"messages-in\":\"%lu\",\"errors\":\"%lu\"}", fs.messages_in, fs.errors);
 	fprintf(out, ",\"snmp\":{\"state\":\"%s\"}",
-	        !ctl->snmp                       ? "not-configured"
+	        !ctl->snmp                        ? "not-configured"
 	        : snmp_agent_connected(ctl->snmp) ? "connected"
 	                                          : "connecting");
 }
@@ -244,8 +244,12 @@ int mgmt_state_json(struct control *ctl, FILE *out)
 	for (unsigned p = 0; p < s->nports; p++)
 		state_port(out, ctl, s, p);
 	fputs("],\"vc\":[", out);
-	for (unsigned v = 0; v < s->nvcs; v++)
-		state_vc(out, ctl, s, v);
+	/* In configuration order; VC ids are slots that runtime changes hand out. */
+	for (unsigned i = 0, n = 0; i < ctl->cfg->npvcs; i++) {
+		int v = atm_vc_of_pvc(ctl->atm, i);
+		if (v >= 0 && (unsigned)v < s->nvcs)
+			state_vc(out, ctl, s, (unsigned)v, n++ == 0);
+	}
 	fputc(']', out);
 	state_fib(out, ctl);
 	state_neighbors(out, ctl);

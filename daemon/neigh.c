@@ -335,6 +335,16 @@ static void neigh_tick_one(struct neigh_table *nt, struct neigh_entry *e, uint64
 	}
 }
 
+void neigh_forget_mac(struct neigh_table *nt, uint16_t port, const uint8_t mac[6])
+{
+	for (unsigned b = 0; b < NEIGH_BUCKETS; b++)
+		for (struct neigh_entry *e = nt->bucket[b], *next; e; e = next) {
+			next = e->next;
+			if (e->port == port && !memcmp(e->mac, mac, 6))
+				neigh_remove(nt, e);
+		}
+}
+
 void neigh_timer(struct neigh_table *nt, uint64_t now_ms)
 {
 	nt->now_ms = now_ms;

@@ -49,6 +49,13 @@ uint64_t neigh_l2_seed(void *nt, uint16_t port, uint32_t ip);
 void neigh_resolve(struct neigh_table *nt, uint16_t port, uint32_t ip, uint64_t now_ms);
 void neigh_seen(struct neigh_table *nt, uint16_t port, uint32_t ip, const uint8_t mac[6],
                 uint64_t now_ms);
+/*
+ * Forget every neighbour on `port` resolved to `mac` (an ATM VC deleted at
+ * runtime): its next hops go back to unresolved, so traffic asks again
+ * instead of naming a VC number that may be given to another PVC.
+ */
+void neigh_forget_mac(struct neigh_table *nt, uint16_t port, const uint8_t mac[6]);
+
 /* Retries, aging, probes. Call every ~100 ms. */
 void neigh_timer(struct neigh_table *nt, uint64_t now_ms);
 

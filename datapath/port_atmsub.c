@@ -73,15 +73,20 @@ static void atmsub_rx_release(struct port_queue *q)
 	(void)q;
 }
 
-/* The VC a frame for this subinterface leaves on, or -1. */
-static int atmsub_vc(const struct atmsub_queue *s, const struct pkt *p)
+/*
+ * The VC a frame for this subinterface leaves on, or -1. A next hop may still
+ * name a VC deleted at runtime (until the neighbour code forgets it): only a
+ * VC of the current set counts, so nothing goes to a slot being freed.
+ */
+static int atmsub_vc(const struct atmsub_queue *s, const struct cellpw_vcset *vs,
+                     const struct pkt *p)
 {
 	int vc;
 
 	if (s->set->p2p)
 		return s->set->p2p_vc;
 	vc = vc_mac_vc(p->data);
-	if (vc < 0 || vc >= VC_MAX || s->atm->set->vcs[vc].cfg.subif != s->port->id)
+	if (vc < 0 || vc >= VC_MAX || !vs->has[vc] || s->atm->set->vcs[vc].cfg.subif != s->port->id)
 		return -1;
 	return vc;
 }
@@ -107,10 +112,11 @@ static unsigned atmsub_tx_burst(struct port_queue *q, struct pkt *const *pkts, u
 {
 	struct atmsub_queue *s = SQ(q);
 	struct cellpw_queue *c = s->atm;
+	const struct cellpw_vcset *vs = cellpw_vcset_load(c); /* once per burst */
 
 	for (unsigned i = 0; i < n; i++) {
 		const struct pkt *p = pkts[i];
-		int vc = atmsub_vc(s, p);
+		int vc = atmsub_vc(s, vs, p);
 		uint16_t type = (uint16_t)(p->data[12] << 8 | p->data[13]);
 
 		if (vc < 0) {

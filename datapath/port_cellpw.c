@@ -5,6 +5,7 @@
  * port_cellpw_tx.c, OAM and InATMARP in port_cellpw_ctl.c.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,35 +28,61 @@ static unsigned vc_slot(uint32_t key)
 	return (key * 2654435761u) >> 22; /* CELLPW_VC_HASH = 1024 */
 }
 
-struct atm_vc *cellpw_vc_find(const struct cellpw_queue *c, uint16_t vpi, uint16_t vci,
-                              uint16_t *vc_id)
+struct atm_vc *cellpw_vc_find(const struct cellpw_queue *c, const struct cellpw_vcset *vs,
+                              uint16_t vpi, uint16_t vci, uint16_t *vc_id)
 {
 	uint32_t key = vc_key(vpi, vci);
 
 	for (unsigned i = vc_slot(key), n = 0; n < CELLPW_VC_HASH;
 	     i = (i + 1) & (CELLPW_VC_HASH - 1), n++) {
-		if (c->vc_key[i] == key) {
-			*vc_id = c->vc_val[i];
+		if (vs->key[i] == key) {
+			*vc_id = vs->val[i];
 			return &c->set->vcs[*vc_id];
 		}
-		if (c->vc_key[i] == 0)
+		if (vs->key[i] == 0)
 			return NULL;
 	}
 	return NULL;
 }
 
-static void vc_hash_add(struct cellpw_queue *c, uint16_t vpi, uint16_t vci, uint16_t id)
+static void vc_hash_add(struct cellpw_vcset *vs, uint16_t vpi, uint16_t vci, uint16_t id)
 {
 	uint32_t key = vc_key(vpi, vci);
 	unsigned i = vc_slot(key);
 
-	while (c->vc_key[i] != 0)
+	while (vs->key[i] != 0)
 		i = (i + 1) & (CELLPW_VC_HASH - 1);
-	c->vc_key[i] = key;
-	c->vc_val[i] = id;
+	vs->key[i] = key;
+	vs->val[i] = id;
 }
 
-static void cellpw_vc_free(struct atm_vc *vc)
+struct cellpw_vcset *cellpw_vcset_build(const struct cellpw_queue *c, const uint16_t *ids,
+                                        unsigned n)
+{
+	struct cellpw_vcset *vs;
+
+	if (n > CELLPW_PORT_VCS || !(vs = calloc(1, sizeof(*vs))))
+		return NULL;
+	for (unsigned i = 0; i < n; i++) {
+		const struct atm_vc *vc = &c->set->vcs[ids[i]];
+
+		vs->ids[vs->nvcs++] = ids[i];
+		vs->has[ids[i]] = 1;
+		vc_hash_add(vs, vc->cfg.vpi, vc->cfg.vci, ids[i]);
+	}
+	return vs;
+}
+
+struct cellpw_vcset *cellpw_vcset_swap(struct cellpw_queue *c, struct cellpw_vcset *next)
+{
+	struct cellpw_vcset *old = c->vcset;
+
+	/* Everything next names (its VCs' buffers and state) was written before this store. */
+	__atomic_store_n(&c->vcset, next, __ATOMIC_RELEASE);
+	return old;
+}
+
+void cellpw_vc_release(struct atm_vc *vc)
 {
 	free(vc->rx_buf);
 	free(vc->shape_q);
@@ -71,8 +98,9 @@ static void cellpw_queue_close(struct port_queue *q)
 		return;
 	if (c->carrier)
 		c->set->carrier_ops->queue_close(c->carrier);
-	for (unsigned i = 0; i < c->set->nvcs; i++)
-		cellpw_vc_free(&c->set->vcs[c->set->vc_ids[i]]);
+	for (unsigned i = 0; c->vcset && i < c->vcset->nvcs; i++)
+		cellpw_vc_release(&c->set->vcs[c->vcset->ids[i]]);
+	free(c->vcset);
 	free(c->sdu_buf);
 	free(c->tx_buf);
 	free(c->seg_buf);
@@ -87,28 +115,33 @@ static uint32_t vc_max_sdu(const struct atm_vc *vc)
 	return vc->cfg.mtu + (vc->cfg.encap == VC_ENCAP_LLC_SNAP ? 8 : 0);
 }
 
-static int cellpw_vc_init(struct cellpw_queue *c, struct atm_vc *vc)
+int cellpw_vc_open(struct cellpw_queue *c, uint16_t id)
 {
+	struct atm_vc *vc = &c->set->vcs[id];
 	uint32_t max_sdu = vc_max_sdu(vc);
 	uint32_t cap = aal5_cells_for(max_sdu) * ATM_CELL_PAYLOAD;
 
+	/* A slot used before starts over: runtime state, counters, no loopback in flight. */
+	memset(&vc->rx, 0, offsetof(struct atm_vc, cap) - offsetof(struct atm_vc, rx));
+	vc->cap_flush_ms = 0;
+	memset(&vc->ctr, 0, sizeof(vc->ctr));
+	vc->oper_change_ms = 0;
+	vc->ping_req = 0;
 	vc->rx_buf = malloc(cap);
 	if (!vc->rx_buf)
 		return -ENOMEM;
 	aal5_reasm_init(&vc->rx, vc->rx_buf, cap, max_sdu);
 	if (vc->cfg.pcr) {
 		vc->shape_q = malloc((size_t)vc->cfg.queue_cells * ATM_PW_CELL_SIZE);
-		if (!vc->shape_q)
+		if (!vc->shape_q) {
+			cellpw_vc_release(vc);
 			return -ENOMEM;
+		}
 		/* A burst of one frame's worth of cells keeps frames full without exceeding PCR
 		 * over any interval longer than that burst. */
 		atm_shaper_init(&vc->shaper, vc->cfg.pcr, c->set->max_cells);
 	}
-	vc->shape_head = vc->shape_count = 0;
-	vc->oam_next_ms = 0;
-	vc->inatmarp_next_ms = 0;
-	__atomic_store_n(&vc->oper, VC_OPER_UP, __ATOMIC_RELAXED);
-	vc_hash_add(c, vc->cfg.vpi, vc->cfg.vci, (uint16_t)(vc - c->set->vcs));
+	vc->oper = VC_OPER_UP;
 	return 0;
 }
 
@@ -165,12 +198,22 @@ static int cellpw_queue_open(struct port *p, unsigned qid, unsigned nqueues,
 		c->tx_ptr[i] = &c->tx_pkt[i];
 	}
 	for (unsigned i = 0; i < set->nvcs; i++) {
-		if ((err = cellpw_vc_init(c, &set->vcs[set->vc_ids[i]])) != 0) {
+		if ((err = cellpw_vc_open(c, set->vc_ids[i])) != 0) {
 			log_warnx("port %s: VC %u/%u: out of memory for its buffers", p->name,
 			          set->vcs[set->vc_ids[i]].cfg.vpi,
 			          set->vcs[set->vc_ids[i]].cfg.vci);
+			/* Those opened so far are not in a set yet: close cannot find them. */
+			for (unsigned j = 0; j < i; j++)
+				cellpw_vc_release(&set->vcs[set->vc_ids[j]]);
 			goto fail;
 		}
+	}
+	/* No worker runs this queue yet: a plain store publishes the first set. */
+	if (!(c->vcset = cellpw_vcset_build(c, set->vc_ids, set->nvcs))) {
+		for (unsigned i = 0; i < set->nvcs; i++)
+			cellpw_vc_release(&set->vcs[set->vc_ids[i]]);
+		err = -ENOMEM;
+		goto fail;
 	}
 	/* The carrier is an ordinary afpacket queue on the Ethernet netdev. */
 	carrier = &c->carrier_port;
@@ -210,8 +253,7 @@ bool cellpw_host_tx(struct port *atm_port, uint16_t vc, const uint8_t *ip, size_
 	struct host_ring *r;
 
 	/* Only a VC of this port, and only what a slot holds. */
-	if (!c || len == 0 || len > HOST_RING_BUF || vc >= VC_MAX ||
-	    c->set->vcs[vc].cfg.atm_port != atm_port->id || c->set->vcs[vc].rx_buf == NULL)
+	if (!c || len == 0 || len > HOST_RING_BUF || vc >= VC_MAX || !c->vcset->has[vc])
 		return false;
 	r = c->host;
 	uint32_t head = r->head, tail = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);

@@ -26,16 +26,16 @@
 #include "atm/aal5.h"
 #include "atm/cell.h"
 #include "atm/pw.h"
-#include "event_ring.h"
 #include "atm/vc.h"
+#include "event_ring.h"
 #include "port.h"
 #include "stats.h"
 
-#define CELLPW_MAX_CELLS 176                 /* cells per carrier frame, RFC 4717 N:1 */
-#define CELLPW_TX_FRAMES 64                  /* frames staged per flush */
-#define CELLPW_FRAME_MAX (PW_HDR_MAX + CELLPW_MAX_CELLS * ATM_PW_CELL_SIZE)
-#define CELLPW_SDU_HEADROOM 16               /* room for the synthetic Ethernet header */
-#define CELLPW_SDU_MAX      (9180 + 8)       /* RFC 2225 MTU + LLC/SNAP */
+#define CELLPW_MAX_CELLS    176 /* cells per carrier frame, RFC 4717 N:1 */
+#define CELLPW_TX_FRAMES    64  /* frames staged per flush */
+#define CELLPW_FRAME_MAX    (PW_HDR_MAX + CELLPW_MAX_CELLS * ATM_PW_CELL_SIZE)
+#define CELLPW_SDU_HEADROOM 16         /* room for the synthetic Ethernet header */
+#define CELLPW_SDU_MAX      (9180 + 8) /* RFC 2225 MTU + LLC/SNAP */
 #define CELLPW_RXBUF_SZ     (CELLPW_SDU_HEADROOM + CELLPW_SDU_MAX + 64)
 #define CELLPW_SEG_CELLS    ((CELLPW_SDU_MAX + 8 + 47) / 48)
 #define CELLPW_VC_HASH      1024
@@ -59,7 +59,7 @@ struct host_ring {
 
 /* Driver settings, filled in by the daemon before queue_open (port.drv). */
 struct cellpw_settings {
-	char carrier[16];    /* Ethernet netdev carrying the pseudowire */
+	char carrier[16]; /* Ethernet netdev carrying the pseudowire */
 	int carrier_ifindex;
 	uint8_t carrier_mac[6];
 	uint32_t carrier_mtu;
@@ -67,22 +67,40 @@ struct cellpw_settings {
 	uint32_t max_cells;
 	uint32_t concat_us;
 	const struct port_ops *carrier_ops; /* NULL = afpacket; tests use an in-memory one */
-	struct atm_vc *vcs; /* the dataplane's VC table */
-	uint16_t vc_ids[CELLPW_PORT_VCS]; /* VCs on this port */
+	struct atm_vc *vcs;                 /* the dataplane's VC table */
+	uint16_t vc_ids[CELLPW_PORT_VCS];   /* VCs on this port at queue_open (the first vcset) */
 	unsigned nvcs;
 	uint32_t ip4_of_subif[PORT_MAX]; /* our address per subinterface, for InATMARP */
+};
+
+/*
+ * One version of the VCs a cellpw port serves: the VPI/VCI lookup, the list
+ * the worker's timers and shaping walk, and membership by VC id (what
+ * subinterfaces and the host ring check a VC number against). The control
+ * thread builds a new one for every runtime PVC change, with the added VCs'
+ * buffers in place, and publishes it with a release store; the worker loads
+ * it with acquire once per burst (rx_burst, an atmsub tx_burst) and never
+ * keeps it across a quiescent state, so the old version and the deleted
+ * VCs' buffers are freed after synchronize_rcu(). Never changed once
+ * published.
+ */
+struct cellpw_vcset {
+	unsigned nvcs;
+	uint16_t ids[CELLPW_PORT_VCS];
+	uint8_t has[VC_MAX];
+	/* VPI/VCI -> VC, open addressing; key 0 = empty (VPI 0/VCI 0 is never a PVC). */
+	uint32_t key[CELLPW_VC_HASH];
+	uint16_t val[CELLPW_VC_HASH];
 };
 
 struct cellpw_queue {
 	struct port *port;
 	struct cellpw_settings *set;
-	struct port carrier_port;     /* the carrier netdev as a port of its own */
-	struct port_queue *carrier;   /* its queue (afpacket) */
+	struct port carrier_port;   /* the carrier netdev as a port of its own */
+	struct port_queue *carrier; /* its queue (afpacket) */
 	struct atm_port_counters ctr;
 
-	/* VPI/VCI -> VC, open addressing; key 0 = empty (VPI 0/VCI 0 is never a PVC). */
-	uint32_t vc_key[CELLPW_VC_HASH];
-	uint16_t vc_val[CELLPW_VC_HASH];
+	struct cellpw_vcset *vcset; /* published by the control thread, see cellpw_vcset */
 
 	/* RX: carrier frames pulled but not yet turned into SDUs. */
 	struct pkt rx_frames[BURST_MAX];
@@ -92,14 +110,14 @@ struct cellpw_queue {
 	unsigned sdu_used;
 
 	/* TX: carrier frames being filled with cells. */
-	uint8_t *tx_buf;        /* CELLPW_TX_FRAMES frames */
+	uint8_t *tx_buf; /* CELLPW_TX_FRAMES frames */
 	struct pkt tx_pkt[CELLPW_TX_FRAMES];
 	struct pkt *tx_ptr[CELLPW_TX_FRAMES];
-	unsigned tx_nframes;    /* complete frames staged */
-	unsigned tx_cells;      /* cells in the frame being filled (frame tx_nframes) */
+	unsigned tx_nframes; /* complete frames staged */
+	unsigned tx_cells;   /* cells in the frame being filled (frame tx_nframes) */
 	uint64_t tx_partial_since_us;
 	uint16_t tx_seq;
-	uint8_t *seg_buf;       /* one PDU's cells, CELLPW_SEG_CELLS */
+	uint8_t *seg_buf; /* one PDU's cells, CELLPW_SEG_CELLS */
 	uint64_t now_us;
 	uint64_t service_ms;
 
@@ -108,8 +126,13 @@ struct cellpw_queue {
 };
 
 /* port_cellpw.c */
-struct atm_vc *cellpw_vc_find(const struct cellpw_queue *c, uint16_t vpi, uint16_t vci,
-                              uint16_t *vc_id);
+struct atm_vc *cellpw_vc_find(const struct cellpw_queue *c, const struct cellpw_vcset *vs,
+                              uint16_t vpi, uint16_t vci, uint16_t *vc_id);
+/* The worker's view for one burst (see cellpw_vcset). */
+static inline const struct cellpw_vcset *cellpw_vcset_load(const struct cellpw_queue *c)
+{
+	return __atomic_load_n(&c->vcset, __ATOMIC_ACQUIRE);
+}
 
 /* port_cellpw_rx.c */
 unsigned cellpw_rx_burst(struct port_queue *q, struct pkt *pkts, unsigned max);
@@ -120,7 +143,7 @@ void cellpw_vc_send(struct cellpw_queue *c, uint16_t vc_id, const uint8_t *prefi
 /* Queue one OAM cell (48-byte payload) on a VC, ahead of shaping. */
 void cellpw_oam_send(struct cellpw_queue *c, uint16_t vc_id, const uint8_t payload[48], bool e2e);
 /* Shaping, concatenation timer, OAM and InATMARP timers, host ring: once per poll. */
-void cellpw_service(struct cellpw_queue *c, bool idle);
+void cellpw_service(struct cellpw_queue *c, const struct cellpw_vcset *vs, bool idle);
 /* Hand staged frames (and the partial one when `all`) to the carrier. */
 void cellpw_tx_push(struct cellpw_queue *c, bool all);
 
@@ -129,13 +152,30 @@ void cellpw_capture(struct atm_vc *vc, struct pcap_sunatm *cap, bool outbound, c
                     size_t len);
 void cellpw_oam_rx(struct cellpw_queue *c, uint16_t vc_id, const uint8_t payload[48], bool e2e);
 void cellpw_inatmarp_rx(struct cellpw_queue *c, uint16_t vc_id, const uint8_t *p, size_t len);
-void cellpw_vc_timers(struct cellpw_queue *c, uint64_t now_ms);
+void cellpw_vc_timers(struct cellpw_queue *c, const struct cellpw_vcset *vs, uint64_t now_ms);
 void cellpw_event(struct cellpw_queue *c, const struct dp_event *ev);
 
 /* Setup, control thread. The queue of worker 0 (others do not exist). */
 struct cellpw_queue *cellpw_queue_of(struct port *p);
 /* The ring of VC events (VC state, InATMARP learned, ping results) the control thread drains. */
 struct event_ring *cellpw_events(struct port *p);
+/*
+ * Runtime PVC changes, control thread (see cellpw_vcset). cellpw_vc_open
+ * gives VC `id` (its cfg filled, not in any published set) its buffers and a
+ * fresh runtime state; cellpw_vcset_build makes a set of `n` VCs for port c;
+ * cellpw_vcset_swap publishes one and returns the previous one, to be freed
+ * with the buffers of the VCs it alone had (cellpw_vc_release) only after
+ * synchronize_rcu().
+ */
+int cellpw_vc_open(struct cellpw_queue *c, uint16_t id);
+void cellpw_vc_release(struct atm_vc *vc);
+struct cellpw_vcset *cellpw_vcset_build(const struct cellpw_queue *c, const uint16_t *ids,
+                                        unsigned n);
+struct cellpw_vcset *cellpw_vcset_swap(struct cellpw_queue *c, struct cellpw_vcset *next);
+static inline const struct cellpw_vcset *cellpw_vcset_current(const struct cellpw_queue *c)
+{
+	return c->vcset; /* the control thread is the only writer */
+}
 /* Enqueue a packet the kernel sent into a subinterface; false if the ring is full. */
 bool cellpw_host_tx(struct port *atm_port, uint16_t vc, const uint8_t *ip, size_t len);
 
@@ -147,7 +187,7 @@ struct atmsub_settings {
 	struct port *atm_port; /* the cellpw port below */
 	int tun_fd;            /* the subinterface's TUN: punted packets go there */
 	bool p2p;
-	uint16_t p2p_vc;       /* point-to-point: its one VC */
+	uint16_t p2p_vc; /* point-to-point: its one VC */
 };
 
 #endif

@@ -41,8 +41,9 @@ static void vc_set_oper(struct cellpw_queue *c, uint16_t vc_id, struct atm_vc *v
 	__atomic_store_n(&vc->oper_change_ms, realtime_ms(), __ATOMIC_RELAXED);
 	__atomic_store_n(&vc->oper, oper, __ATOMIC_RELEASE);
 	CTR_ADD(vc->ctr.oper_changes, 1);
-	cellpw_event(c, &(struct dp_event){.type = DP_EV_VC_STATE, .port = vc->cfg.subif,
-	                                   .vc = vc_id, .val = oper});
+	cellpw_event(c,
+	             &(struct dp_event){
+	                 .type = DP_EV_VC_STATE, .port = vc->cfg.subif, .vc = vc_id, .val = oper});
 }
 
 static void loopback_send(struct cellpw_queue *c, uint16_t vc_id, uint32_t tag)
@@ -98,8 +99,10 @@ void cellpw_oam_rx(struct cellpw_queue *c, uint16_t vc_id, const uint8_t payload
 		uint64_t rtt = c->now_us - vc->ping_sent_us;
 		vc->ping_tag = 0;
 		CTR_ADD(vc->ctr.lb_replies, 1);
-		cellpw_event(c, &(struct dp_event){.type = DP_EV_VC_PING, .port = vc->cfg.subif,
-		                                   .vc = vc_id, .val = rtt ? (uint32_t)rtt : 1});
+		cellpw_event(c, &(struct dp_event){.type = DP_EV_VC_PING,
+		                                   .port = vc->cfg.subif,
+		                                   .vc = vc_id,
+		                                   .val = rtt ? (uint32_t)rtt : 1});
 		return;
 	}
 	if (vc->oam_outstanding && lb.tag == vc->oam_tag)
@@ -123,8 +126,8 @@ static void oam_timer(struct cellpw_queue *c, uint16_t vc_id, struct atm_vc *vc,
 	loopback_send(c, vc_id, vc->oam_tag);
 	/* Cisco-style: the normal interval while all is well, the retry interval
 	 * while loopbacks are being lost or the VC is down. */
-	bool healthy = vc->oam_misses == 0 && __atomic_load_n(&vc->oper, __ATOMIC_RELAXED) ==
-	                                          VC_OPER_UP;
+	bool healthy =
+	    vc->oam_misses == 0 && __atomic_load_n(&vc->oper, __ATOMIC_RELAXED) == VC_OPER_UP;
 	vc->oam_next_ms = now_ms + (healthy ? vc->cfg.oam_interval_ms : vc->cfg.oam_retry_ms);
 }
 
@@ -135,8 +138,9 @@ static void ping_timer(struct cellpw_queue *c, uint16_t vc_id, struct atm_vc *vc
 	if (vc->ping_tag && c->now_us - vc->ping_sent_us > PING_TIMEOUT_US) {
 		vc->ping_tag = 0;
 		CTR_ADD(vc->ctr.lb_lost, 1);
-		cellpw_event(c, &(struct dp_event){.type = DP_EV_VC_PING, .port = vc->cfg.subif,
-		                                   .vc = vc_id, .val = 0});
+		cellpw_event(
+		    c, &(struct dp_event){
+		           .type = DP_EV_VC_PING, .port = vc->cfg.subif, .vc = vc_id, .val = 0});
 	}
 	if (req == vc->ping_seen || vc->ping_tag)
 		return;
@@ -173,8 +177,10 @@ void cellpw_inatmarp_rx(struct cellpw_queue *c, uint16_t vc_id, const uint8_t *p
 		return;
 	}
 	if (m.spa != 0)
-		cellpw_event(c, &(struct dp_event){.type = DP_EV_INATMARP, .port = vc->cfg.subif,
-		                                   .vc = vc_id, .ip = m.spa});
+		cellpw_event(c, &(struct dp_event){.type = DP_EV_INATMARP,
+		                                   .port = vc->cfg.subif,
+		                                   .vc = vc_id,
+		                                   .ip = m.spa});
 	/* RFC 2225 7: answer a request with our address on this VC. */
 	if (m.op == OP_REQUEST)
 		inatmarp_send(c, vc_id, OP_REPLY, m.spa);
@@ -191,15 +197,15 @@ void cellpw_capture(struct atm_vc *vc, struct pcap_sunatm *cap, bool outbound, c
 	struct timespec ts;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
-	pcap_sunatm_write(cap, (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec,
-	                  outbound, (uint8_t)vc->cfg.vpi, vc->cfg.vci,
-	                  vc->cfg.encap == VC_ENCAP_LLC_SNAP, sdu, len);
+	pcap_sunatm_write(cap, (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec, outbound,
+	                  (uint8_t)vc->cfg.vpi, vc->cfg.vci, vc->cfg.encap == VC_ENCAP_LLC_SNAP,
+	                  sdu, len);
 }
 
-void cellpw_vc_timers(struct cellpw_queue *c, uint64_t now_ms)
+void cellpw_vc_timers(struct cellpw_queue *c, const struct cellpw_vcset *vs, uint64_t now_ms)
 {
-	for (unsigned i = 0; i < c->set->nvcs; i++) {
-		uint16_t id = c->set->vc_ids[i];
+	for (unsigned i = 0; i < vs->nvcs; i++) {
+		uint16_t id = vs->ids[i];
 		struct atm_vc *vc = &c->set->vcs[id];
 
 		if (aal5_reasm_timed_out(&vc->rx, now_ms, vc->cfg.reasm_timeout_ms))

@@ -57,7 +57,7 @@ static unsigned sdu_rx(struct cellpw_queue *c, uint16_t vc_id, struct atm_vc *vc
 	if (cap)
 		cellpw_capture(vc, cap, false, sdu, len);
 	if (rfc2684_decap(vc->cfg.encap == VC_ENCAP_LLC_SNAP ? RFC2684_LLC_ROUTED
-	                                                      : RFC2684_VCMUX_IPV4,
+	                                                     : RFC2684_VCMUX_IPV4,
 	                  sdu, len, &ethertype, &hlen) != 0) {
 		vc_discard(vc, VC_DROP_UNKNOWN_LLC);
 		return 0;
@@ -79,13 +79,13 @@ static unsigned sdu_rx(struct cellpw_queue *c, uint16_t vc_id, struct atm_vc *vc
 	eth[12] = (uint8_t)(ethertype >> 8);
 	eth[13] = (uint8_t)ethertype;
 	memcpy(eth + 14, sdu + hlen, iplen);
-	*out = (struct pkt){.data = eth, .len = 14 + iplen, .in_port = vc->cfg.subif,
-	                    .l2_class = PKT_L2_HOST};
+	*out = (struct pkt){
+	    .data = eth, .len = 14 + iplen, .in_port = vc->cfg.subif, .l2_class = PKT_L2_HOST};
 	return 1;
 }
 
-static unsigned frame_rx(struct cellpw_queue *c, const struct pkt *f, struct pkt *out,
-                         unsigned room)
+static unsigned frame_rx(struct cellpw_queue *c, const struct cellpw_vcset *vs, const struct pkt *f,
+                         struct pkt *out, unsigned room)
 {
 	const struct cellpw_settings *set = c->set;
 	struct pw_frame pf;
@@ -124,7 +124,7 @@ static unsigned frame_rx(struct cellpw_queue *c, const struct pkt *f, struct pkt
 		uint8_t pti = atm_hdr_pti(h);
 
 		if (key != last_key || !vc) {
-			vc = cellpw_vc_find(c, atm_hdr_vpi(h), atm_hdr_vci(h), &vc_id);
+			vc = cellpw_vc_find(c, vs, atm_hdr_vpi(h), atm_hdr_vci(h), &vc_id);
 			last_key = key;
 		}
 		if (!vc) {
@@ -143,7 +143,8 @@ static unsigned frame_rx(struct cellpw_queue *c, const struct pkt *f, struct pkt
 			continue;
 		}
 		uint32_t len;
-		enum aal5_status st = aal5_reasm_cell(&vc->rx, cell + 4, pti & ATM_PTI_AUU, now_ms, &len);
+		enum aal5_status st =
+		    aal5_reasm_cell(&vc->rx, cell + 4, pti & ATM_PTI_AUU, now_ms, &len);
 		if (st == AAL5_MORE)
 			continue;
 		if (st != AAL5_DONE) {
@@ -159,6 +160,8 @@ unsigned cellpw_rx_burst(struct port_queue *q, struct pkt *pkts, unsigned max)
 {
 	struct cellpw_queue *c = CQ(q);
 	const struct port_ops *car = c->set->carrier_ops;
+	/* Once for the whole burst, service pass included (cellpw_vcset). */
+	const struct cellpw_vcset *vs = cellpw_vcset_load(c);
 	unsigned n = 0;
 	bool got = false;
 
@@ -180,8 +183,8 @@ unsigned cellpw_rx_burst(struct port_queue *q, struct pkt *pkts, unsigned max)
 		if (n > 0 && n + f->len / ATM_PW_CELL_SIZE > max)
 			break;
 		c->rx_pos++;
-		n += frame_rx(c, f, pkts + n, max - n);
+		n += frame_rx(c, vs, f, pkts + n, max - n);
 	}
-	cellpw_service(c, !got);
+	cellpw_service(c, vs, !got);
 	return n;
 }

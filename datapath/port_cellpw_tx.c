@@ -209,10 +209,10 @@ void cellpw_oam_send(struct cellpw_queue *c, uint16_t vc_id, const uint8_t paylo
 }
 
 /* Release the cells each shaped VC has tokens for. */
-static void shaping_run(struct cellpw_queue *c)
+static void shaping_run(struct cellpw_queue *c, const struct cellpw_vcset *vs)
 {
-	for (unsigned i = 0; i < c->set->nvcs; i++) {
-		struct atm_vc *vc = &c->set->vcs[c->set->vc_ids[i]];
+	for (unsigned i = 0; i < vs->nvcs; i++) {
+		struct atm_vc *vc = &c->set->vcs[vs->ids[i]];
 
 		while (vc->shape_count) {
 			uint32_t want = vc->shape_count;
@@ -237,7 +237,7 @@ static void shaping_run(struct cellpw_queue *c)
 }
 
 /* Packets the kernel sent into a subinterface (its TUN), read by the control thread. */
-static void host_ring_run(struct cellpw_queue *c)
+static void host_ring_run(struct cellpw_queue *c, const struct cellpw_vcset *vs)
 {
 	struct host_ring *r = c->host;
 	uint32_t tail = r->tail, head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
@@ -251,6 +251,11 @@ static void host_ring_run(struct cellpw_queue *c)
 		const uint8_t *llc = rfc2684_llc_header(type);
 
 		CTR_ADD(c->ctr.host_tx, 1);
+		/* Queued for a VC deleted since: its buffers may be gone. */
+		if (!vs->has[s->vc]) {
+			CTR_ADD(c->ctr.host_tx_drops, 1);
+			continue;
+		}
 		if (vc->cfg.encap == VC_ENCAP_LLC_SNAP)
 			cellpw_vc_send(c, s->vc, llc, 8, s->data, s->len);
 		else if (type == 0x0800)
@@ -261,14 +266,14 @@ static void host_ring_run(struct cellpw_queue *c)
 	__atomic_store_n(&r->tail, tail, __ATOMIC_RELEASE);
 }
 
-void cellpw_service(struct cellpw_queue *c, bool idle)
+void cellpw_service(struct cellpw_queue *c, const struct cellpw_vcset *vs, bool idle)
 {
 	uint64_t now_ms = c->now_us / 1000;
 
-	host_ring_run(c);
-	shaping_run(c);
+	host_ring_run(c, vs);
+	shaping_run(c, vs);
 	if (now_ms != c->service_ms) {
-		cellpw_vc_timers(c, now_ms);
+		cellpw_vc_timers(c, vs, now_ms);
 		c->service_ms = now_ms;
 	}
 	if (c->tx_cells && (idle || c->now_us - c->tx_partial_since_us >= c->set->concat_us))

@@ -25,9 +25,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "daemon/clock.h"
 #include "datapath/log.h"
 #include "snmp.h"
-#include "daemon/clock.h"
 
 #define AGENT_NAME     "cellgated"
 #define AGENT_FDS_MAX  16
@@ -397,6 +397,12 @@ static void agent_add_column(struct snmp_agent *ag, netsnmp_variable_list **vars
 	vb = snmp_varlist_add_variable(vars, o, len, ASN_NULL, NULL, 0);
 	if (vb)
 		agent_set_value(vb, &v);
+}
+
+void snmp_agent_vcs_changed(struct snmp_agent *ag)
+{
+	if (ag)
+		snmp_model_vcs_changed(&ag->model);
 }
 
 void snmp_agent_notify_vc_state(struct snmp_agent *ag, unsigned vc, uint8_t oper)

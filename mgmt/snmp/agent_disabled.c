@@ -17,6 +17,11 @@ void snmp_agent_stop(struct snmp_agent *ag)
 {
 }
 
+void snmp_agent_vcs_changed(struct snmp_agent *ag)
+{
+	(void)ag;
+}
+
 void snmp_agent_notify_vc_state(struct snmp_agent *ag, unsigned vc, uint8_t oper)
 {
 }

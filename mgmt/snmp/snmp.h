@@ -41,5 +41,8 @@ void snmp_agent_stop(struct snmp_agent *ag);
 
 /* VC `vc` (index into src->vc) went to `oper` (enum vc_oper): send cgVcOperUp/Down. */
 void snmp_agent_notify_vc_state(struct snmp_agent *ag, unsigned vc, uint8_t oper);
+/* The source's VC rows changed (runtime PVC add/delete): the tables follow from the next request.
+ */
+void snmp_agent_vcs_changed(struct snmp_agent *ag);
 
 #endif

@@ -43,12 +43,22 @@ void snmp_model_init(struct snmp_model *m, const struct snmp_source *src,
 		if (src->port[p].type == SNMP_PORT_ATM)
 			m->atm_rows[m->natm_rows++] = (uint16_t)p;
 	}
+	sort_src = src;
+	qsort(m->port_rows, m->nport_rows, sizeof(m->port_rows[0]), port_cmp);
+	qsort(m->atm_rows, m->natm_rows, sizeof(m->atm_rows[0]), port_cmp);
+	sort_src = NULL;
+	snmp_model_vcs_changed(m);
+}
+
+void snmp_model_vcs_changed(struct snmp_model *m)
+{
+	const struct snmp_source *src = m->src;
+
+	m->nvc_rows = 0;
 	for (unsigned v = 0; v < src->nvcs && v < VC_MAX; v++)
 		if (src->vc[v].atm_port < src->nports && src->port[src->vc[v].atm_port].ifindex > 0)
 			m->vc_rows[m->nvc_rows++] = (uint16_t)v;
 	sort_src = src;
-	qsort(m->port_rows, m->nport_rows, sizeof(m->port_rows[0]), port_cmp);
-	qsort(m->atm_rows, m->natm_rows, sizeof(m->atm_rows[0]), port_cmp);
 	qsort(m->vc_rows, m->nvc_rows, sizeof(m->vc_rows[0]), vc_cmp);
 	sort_src = NULL;
 }

@@ -92,6 +92,8 @@ struct snmp_model {
 /* Sort the rows of `src`; `snap` is the caller's buffer for snapshots. */
 void snmp_model_init(struct snmp_model *m, const struct snmp_source *src,
                      struct stats_snapshot *snap);
+/* The source's VCs changed (PVCs added or deleted at runtime): rebuild the VC rows. */
+void snmp_model_vcs_changed(struct snmp_model *m);
 
 /* Take a snapshot and read the callbacks, for one request. */
 void snmp_model_refresh(struct snmp_model *m, uint32_t now_ticks, uint64_t now_ms);

@@ -4,6 +4,8 @@ vc-ping operation reports OAM loopback round trips, VC metrics match."""
 
 import json
 import os
+import re
+import time
 
 import pytest
 
@@ -116,3 +118,126 @@ def test_capture_start_stop_at_runtime(topo, routers, tmp_path):
     assert os.path.getsize(path) == size, "written after capture-stop"
     res = rc.request(r, "POST", op % "stop", {"cellgate:input": vc})
     assert res.status == 409 and res.error()["error-tag"] == "data-missing"
+
+
+SUB200 = "/cellgate:cellgate/port=atm0/subinterface=atm0.200"
+PVC201 = SUB200 + "/pvc=0,201"
+NEW_PVC = {"cellgate:pvc": [{"vpi": 0, "vci": 201,
+                             "inatmarp": {"enabled": True, "interval": 1000}}]}
+
+
+def startup_pvcs(d, subif="atm0.200"):
+    with open(d.cfg) as f:
+        c = json.load(f)["cellgate:cellgate"]
+    atm0 = [p for p in c["port"] if p["name"] == "atm0"][0]
+    s = [s for s in atm0["subinterface"] if s["name"] == subif][0]
+    return {(v["vpi"], v["vci"]) for v in s["pvc"]}
+
+
+def vcs(d):
+    return [(v["vpi"], v["vci"]) for v in rc.state(d)["vc"]]
+
+
+def test_pvc_add_and_delete_at_runtime(topo, routers):
+    import signal
+    import subprocess
+    r, a1 = routers
+    assert wait_ping(topo, "h1", "10.0.4.2", timeout=15)
+    before = {d: (vcs(d), startup_pvcs(d)) for d in (r, a1)}
+    # h1 -> h4 crosses VC 0/100: it must not lose a packet while 0/201 comes and goes.
+    bg = topo.popen("h1", ["ping", "-n", "-q", "-i", "0.05", "-W", "1", "10.0.4.2"],
+                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        time.sleep(0.5)  # some before the change, some after (finally)
+        for d in (a1, r):
+            res = rc.request(d, "POST", "/restconf/data" + SUB200, NEW_PVC)
+            assert res.status == 201, res
+            assert res.headers["location"] == "/restconf/data" + PVC201
+            assert (0, 201) in startup_pvcs(d)
+            assert (0, 201) in vcs(d)
+        # InATMARP both ways over the new VC: r learns a1's address on it.
+        assert lab.wait_for(lambda: vc_state(r, 0, 201).get("peer-source") == "inatmarp", 15)
+        assert vc_state(r, 0, 201)["peer-address"] == "10.2.0.2"
+        assert int(vc_state(a1, 0, 201)["pdus-in"]) > 0
+        # OAM loopbacks over it, answered by a1.
+        out = rc.request(r, "POST", "/restconf/operations/cellgate:vc-ping",
+                         {"cellgate:input": {"port": "atm0", "vpi": 0, "vci": 201,
+                                             "count": 2}}, timeout=20)
+        assert out.status == 200 and out.json()["cellgate:output"]["received"] == 2, out
+        dump = atmlab.vc_of(r.stats(), "atm0", 0, 201)
+        assert dump["interface"] == "atm0.200" and dump["pdus-in"] > 0
+        assert vc_state(r, 0, 200)["oper-status"] == "up"
+        # 10.44.0.0/24 goes via 10.2.0.2, now learned on 0/200 and 0/201 alike.
+        assert wait_ping(topo, "h1", "10.44.0.1", timeout=10)
+
+        for d in (r, a1):
+            res = rc.request(d, "DELETE", "/restconf/data" + PVC201)
+            assert res.status == 204, res
+            assert (vcs(d), startup_pvcs(d)) == before[d]
+            assert rc.get(d, "/cellgate:cellgate/state/vc=atm0,0,201").status == 404
+        # A neighbour resolved to 0/201 went with it; 0/200 still reaches 10.2.0.2.
+        neigh = rc.state(r)["neighbor"]
+        assert all(n.get("vci") != 201 for n in neigh)
+        assert wait_ping(topo, "h1", "10.44.0.1", timeout=10)
+    finally:
+        time.sleep(1)
+        bg.send_signal(signal.SIGINT)
+        summary = bg.communicate(timeout=10)[0]
+    m = re.search(r"(\d+) packets transmitted, (\d+) received", summary)
+    assert m and int(m.group(1)) > 20, summary
+    assert m.group(1) == m.group(2), "VC 0/100 lost packets during add/delete: " + summary
+
+
+def test_invalid_pvc_add_changes_nothing(routers):
+    r, _ = routers
+    bad = [
+        # The VPI/VCI of another subinterface's PVC on the same port.
+        (SUB200, {"cellgate:pvc": [{"vpi": 0, "vci": 100}]}, 400, "already used"),
+        # VCI 0..31 are reserved (I.361).
+        (SUB200, {"cellgate:pvc": [{"vpi": 0, "vci": 20}]}, 400, None),
+        # Already there.
+        (SUB200, {"cellgate:pvc": [{"vpi": 0, "vci": 200}]}, 409, None),
+        # A point-to-point subinterface has exactly one.
+        ("/cellgate:cellgate/port=atm0/subinterface=atm0.300",
+         {"cellgate:pvc": [{"vpi": 0, "vci": 301}]}, 400, None),
+    ]
+    for uri, body, status, text in bad:
+        file_before, vcs_before = open(r.cfg, "rb").read(), vcs(r)
+        res = rc.request(r, "POST", "/restconf/data" + uri, body)
+        assert res.status == status, (body, res)
+        err = res.error()
+        assert err["error-tag"] and err["error-message"], err
+        if text:
+            assert text in err["error-message"], err
+        assert open(r.cfg, "rb").read() == file_before, "startup file changed"
+        assert vcs(r) == vcs_before
+
+
+def test_pvc_runtime_refusals_are_501(routers):
+    r, _ = routers
+    file_before, vcs_before = open(r.cfg, "rb").read(), vcs(r)
+    # A new subinterface stays a restart-only change.
+    res = rc.request(r, "POST", "/restconf/data/cellgate:cellgate/port=atm0", {
+        "cellgate:subinterface": [{"name": "atm0.400", "type": "multipoint",
+                                   "pvc": [{"vpi": 0, "vci": 400}]}]})
+    assert res.status == 501 and "restart" in res.error()["error-message"], res
+    # A PVC whose MTU would lower the subinterface's.
+    res = rc.request(r, "POST", "/restconf/data" + SUB200,
+                     {"cellgate:pvc": [{"vpi": 0, "vci": 202, "mtu": 1500}]})
+    assert res.status == 501 and "MTU" in res.error()["error-message"], res
+    assert res.error()["error-path"].endswith("pvc[vpi='0'][vci='202']")
+    assert open(r.cfg, "rb").read() == file_before and vcs(r) == vcs_before
+
+
+def test_cellgatectl_vc_add_del_at_runtime(routers):
+    from test_cellgatectl import run
+    r, _ = routers
+    code, out, err = run(rc.sock(r), "vc", "add", "atm0", "atm0.200", "0/202")
+    assert code == 0, err
+    assert (0, 202) in vcs(r) and (0, 202) in startup_pvcs(r)
+    code, out, err = run(rc.sock(r), "vc", "del", "atm0", "atm0.200", "0/202")
+    assert code == 0, err
+    assert (0, 202) not in vcs(r) and (0, 202) not in startup_pvcs(r)
+    # A point-to-point subinterface keeps its one PVC: refused, with the reason.
+    code, out, err = run(rc.sock(r), "vc", "add", "atm0", "atm0.300", "0/302")
+    assert code != 0 and "point-to-point" in err + out, (out, err)

@@ -6,6 +6,7 @@
  * OAM, InATMARP and shaping are in test_cellpw_ctl.c.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -323,9 +324,9 @@ static void test_rx_aal5_errors(void)
 	h_far_cells(cells, 2);
 	CHECK_EQ(h_rx(pkts), 0);
 	uint64_t t = h_now_ms();
-	cellpw_vc_timers(h.c, t + H_REASM_MS);
+	cellpw_vc_timers(h.c, cellpw_vcset_current(h.c), t + H_REASM_MS);
 	CHECK_EQ(h_vc(VC_P2P).discards[VC_DROP_TIMEOUT] - v.discards[VC_DROP_TIMEOUT], 0);
-	cellpw_vc_timers(h.c, t + H_REASM_MS + 1);
+	cellpw_vc_timers(h.c, cellpw_vcset_current(h.c), t + H_REASM_MS + 1);
 	CHECK_EQ(h_vc(VC_P2P).discards[VC_DROP_TIMEOUT] - v.discards[VC_DROP_TIMEOUT], 1);
 	h_far_cells(cells, n); /* the whole PDU again reassembles from a clean state */
 	CHECK_EQ(h_rx(pkts), 1);
@@ -425,11 +426,11 @@ static void test_concat_timer(void)
 	h_take(&tx);
 	CHECK_EQ(tx.nframes, 0);
 	h.c->now_us = t0 + 999;
-	cellpw_service(h.c, false);
+	cellpw_service(h.c, cellpw_vcset_current(h.c), false);
 	h_take(&tx);
 	CHECK_EQ(tx.nframes, 0);
 	h.c->now_us = t0 + 1000;
-	cellpw_service(h.c, false);
+	cellpw_service(h.c, cellpw_vcset_current(h.c), false);
 	h_take(&tx);
 	CHECK(tx.nframes == 1 && tx.frame_cells[0] == 1 && tx.seq_ok);
 
@@ -439,7 +440,7 @@ static void test_concat_timer(void)
 	send_ip(H_P2P, vc_mac(VC_P2P), ip, sizeof(ip));
 	h_take(&tx);
 	CHECK(tx.nframes == 1 && tx.frame_cells[0] == 4);
-	cellpw_service(h.c, true);
+	cellpw_service(h.c, cellpw_vcset_current(h.c), true);
 	h_take(&tx);
 	CHECK(tx.nframes == 1 && tx.frame_cells[0] == 2 && tx.seq_ok);
 	h.set.concat_us = 0;
@@ -461,7 +462,7 @@ static void test_host_ring(void)
 	CHECK(cellpw_host_tx(atm, VC_MP_MUX, ip6, sizeof(ip6))); /* VC-mux IPv4: no place for v6 */
 	h_take(&tx);
 	CHECK_EQ(tx.nframes, 0);
-	cellpw_service(h.c, false);
+	cellpw_service(h.c, cellpw_vcset_current(h.c), false);
 	h_take(&tx);
 	CHECK(tx.hdr_ok && tx.seq_ok);
 	CHECK(h_pdu(&tx, &pos, &pdu));
@@ -479,7 +480,7 @@ static void test_host_ring(void)
 	for (unsigned i = 0; i < HOST_RING_SLOTS; i++)
 		CHECK(cellpw_host_tx(atm, VC_P2P, ip, sizeof(ip)));
 	CHECK(!cellpw_host_tx(atm, VC_P2P, ip, sizeof(ip)));
-	cellpw_service(h.c, false);
+	cellpw_service(h.c, cellpw_vcset_current(h.c), false);
 	h_take(&tx);
 	CHECK(tx.nframes == 48 && tx.ncells == 192 && tx.hdr_ok && tx.seq_ok);
 	unsigned good = 0;
@@ -600,6 +601,104 @@ static void test_worker(void)
 }
 
 /* Settings queue_open refuses: frames that would not fit the carrier, bad cell counts, 2 queues. */
+/* The ids of the current set, without `drop` (VC_MAX: none), then `add` (VC_MAX: none). */
+static struct cellpw_vcset *set_edit(uint16_t drop, uint16_t add)
+{
+	const struct cellpw_vcset *cur = cellpw_vcset_current(h.c);
+	uint16_t ids[CELLPW_PORT_VCS];
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < cur->nvcs; i++)
+		if (cur->ids[i] != drop)
+			ids[n++] = cur->ids[i];
+	if (add != VC_MAX)
+		ids[n++] = add;
+	return cellpw_vcset_build(h.c, ids, n);
+}
+
+/*
+ * Runtime PVC add and delete (the daemon's RESTCONF path): a VC opened but not
+ * yet published is invisible to every worker path; once published it carries
+ * both ways; once unpublished, cells, next hops and queued host packets that
+ * still name it are counted and go nowhere, while the other VCs carry on.
+ * Single-threaded here, so the old set is freed without a grace period.
+ */
+static void test_vc_runtime(void)
+{
+	const uint16_t nv = H_NVCS; /* slot 4: 0/103 on the multipoint subinterface */
+	struct port *atm = &h.dp.ports[H_ATM];
+	struct atm_vc *v = &h.dp.vcs[nv];
+	struct atm_port_counters a = h_atmc();
+	struct cellpw_vcset *next;
+	uint8_t ip[100];
+	unsigned pos = 0;
+
+	h_ip4(ip, sizeof(ip), IP(10, 4, 0, 2), IP(10, 2, 0, 9), 64, 21);
+	v->cfg = h.dp.vcs[VC_MP_LLC].cfg;
+	v->cfg.vci = 103;
+	v->ctr.pdus_in = 77; /* left by an earlier VC in the slot: must start over */
+	v->oam_misses = 5;
+	CHECK_EQ(cellpw_vc_open(h.c, nv), 0);
+	CHECK(v->ctr.pdus_in == 0 && v->oam_misses == 0 && v->rx_buf != NULL);
+	next = set_edit(VC_MAX, nv);
+	CHECK(next != NULL && next->nvcs == H_NVCS + 1 && next->has[nv]);
+
+	/* Opened, not published: unknown to receive, transmit and the host ring. */
+	h_far_pdu(nv, llc_ip4, 8, ip, sizeof(ip));
+	CHECK_EQ(h_rx(pkts), 0);
+	CHECK_EQ(h_atmc().unknown_vc_cells - a.unknown_vc_cells, 3);
+	send_ip(H_MP, vc_mac(nv), ip, sizeof(ip));
+	CHECK_EQ(h_atmc().no_vc - a.no_vc, 1);
+	CHECK(!cellpw_host_tx(atm, nv, ip, sizeof(ip)));
+
+	free(cellpw_vcset_swap(h.c, next));
+	CHECK(cellpw_vcset_current(h.c) == next);
+	h_far_pdu(nv, llc_ip4, 8, ip, sizeof(ip));
+	CHECK_EQ(h_rx(pkts), 1);
+	check_rx(&pkts[0], nv, 0x0800, ip, sizeof(ip));
+	send_ip(H_MP, vc_mac(nv), ip, sizeof(ip));
+	h_take(&tx);
+	CHECK(h_pdu(&tx, &pos, &pdu));
+	check_pdu(&pdu, nv, 3, llc_ip4, 8, ip, sizeof(ip));
+	CHECK_EQ(v->ctr.pdus_in, 1);
+	CHECK_EQ(v->ctr.pdus_out, 1);
+
+	/* Delete VC_MP_LLC with a host packet still queued for it. */
+	CHECK(cellpw_host_tx(atm, VC_MP_LLC, ip, sizeof(ip)));
+	next = set_edit(VC_MP_LLC, VC_MAX);
+	CHECK(next != NULL && next->nvcs == H_NVCS && !next->has[VC_MP_LLC]);
+	free(cellpw_vcset_swap(h.c, next));
+	cellpw_vc_release(&h.dp.vcs[VC_MP_LLC]);
+	a = h_atmc();
+	struct vc_counters l = h_vc(VC_MP_LLC);
+	cellpw_service(h.c, cellpw_vcset_current(h.c), false);
+	h_take(&tx);
+	CHECK_EQ(tx.nframes, 0);
+	CHECK_EQ(h_atmc().host_tx_drops - a.host_tx_drops, 1);
+	CHECK(!cellpw_host_tx(atm, VC_MP_LLC, ip, sizeof(ip)));
+	send_ip(H_MP, vc_mac(VC_MP_LLC), ip, sizeof(ip));
+	h_take(&tx);
+	CHECK_EQ(tx.nframes, 0);
+	CHECK_EQ(h_atmc().no_vc - a.no_vc, 1);
+	h_far_pdu(VC_MP_LLC, llc_ip4, 8, ip, sizeof(ip));
+	CHECK_EQ(h_rx(pkts), 0);
+	CHECK_EQ(h_atmc().unknown_vc_cells - a.unknown_vc_cells, 3);
+	CHECK_EQ(h_vc(VC_MP_LLC).pdus_out, l.pdus_out);
+
+	/* Its neighbours on the same subinterface and the new VC are untouched. */
+	pos = 0;
+	send_ip(H_MP, vc_mac(VC_MP_MUX), ip, sizeof(ip));
+	send_ip(H_MP, vc_mac(nv), ip, sizeof(ip));
+	h_take(&tx);
+	CHECK(h_pdu(&tx, &pos, &pdu));
+	check_pdu(&pdu, VC_MP_MUX, 3, NULL, 0, ip, sizeof(ip));
+	CHECK(h_pdu(&tx, &pos, &pdu));
+	check_pdu(&pdu, nv, 3, llc_ip4, 8, ip, sizeof(ip));
+	h_far_pdu(nv, llc_ip4, 8, ip, sizeof(ip));
+	CHECK_EQ(h_rx(pkts), 1);
+	check_rx(&pkts[0], nv, 0x0800, ip, sizeof(ip));
+}
+
 static void test_open_checks(void)
 {
 	struct cellpw_settings s = h.set;
@@ -639,6 +738,7 @@ int main(void)
 	test_host_ring();
 	test_carrier_full();
 	test_worker();
+	test_vc_runtime(); /* last: it deletes VC_MP_LLC */
 	test_open_checks();
 	h_teardown();
 	return check_report("test_cellpw");

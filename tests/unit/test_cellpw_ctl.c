@@ -37,7 +37,7 @@ static bool next_event(struct dp_event *ev)
 /* Timers at `now_ms`, then whatever they queued goes out. */
 static void timers(uint64_t now_ms)
 {
-	cellpw_vc_timers(h.c, now_ms);
+	cellpw_vc_timers(h.c, cellpw_vcset_current(h.c), now_ms);
 	cellpw_tx_push(h.c, true);
 }
 
@@ -322,7 +322,7 @@ static void shaped_send(unsigned n, uint16_t len)
 static unsigned service_at(uint64_t now_us)
 {
 	h.c->now_us = now_us;
-	cellpw_service(h.c, false);
+	cellpw_service(h.c, cellpw_vcset_current(h.c), false);
 	h_take(&tx);
 	return tx.ncells;
 }
