@@ -6,7 +6,9 @@
 # Installs the build/test packages (skip with NO_DEPS=1), builds build/,
 # creates h1 - r - h2 (+ h3) in throw-away network namespaces, runs cellgated
 # in r, sends ping, traceroute, iperf3 and a few malformed packets through it,
-# and prints the per-port counters.  Everything is removed on exit.
+# and prints the per-port counters; then adds an ATM segment (a second
+# cellgated over a cell pseudowire, tests/lab/demo_atm.py) and shows its PVCs.
+# Everything is removed on exit.
 set -eu
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -112,3 +114,12 @@ for p in s["ports"]:
 print("\nFIB routes: %d; neighbours: %s" % (s["fib"]["routes"], ", ".join(
     "%s %s %s" % (n["address"], n["mac"], n["state"]) for n in s["neighbors"])))
 EOF
+
+# The ATM half: a second router reached over a cell pseudowire (tests/lab/demo_atm.py).
+kill -TERM "$DPID" 2>/dev/null && wait "$DPID"
+echo "cellgated stopped (exit status $?)"
+DPID=""
+"$PY" "$LAB" down "$LAB_TAG" 2>/dev/null
+LAB_TAG=""
+"$PY" tests/lab/demo_atm.py "$BIN" "${CELLGATECTL:-$ROOT/build/mgmt/cli/cellgatectl}" \
+	"$ROOT/mgmt/yang"
