@@ -14,10 +14,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "datapath/log.h"
 #include "fpm.h"
 #include "fpm_table.h"
-#include "clock.h"
 
 #define FPM_BUF_SIZE       (1u << 20) /* stream buffer; always room for one whole frame */
 #define FPM_READ_BUDGET    (1u << 20) /* bytes per callback, so timers and signals keep running */
@@ -53,6 +53,9 @@ struct fpm_server {
 	uint64_t hdr_errors[FPM_E__MAX];
 	uint64_t connect_ms, quiet_since_ms, last_reconfirmed;
 	int64_t last_settle_ms; /* connect to settled, last session; -1 = none yet */
+	/* accept() failing for want of descriptors (EMFILE) fails again on every
+	 * loop while the connection waits: a few lines, then a count. */
+	struct log_limit accept_log;
 };
 
 static void addr_str(const struct sockaddr_storage *ss, char *buf, size_t sz)
@@ -222,8 +225,12 @@ static void fpm_accept_cb(evutil_socket_t lfd, short what, void *arg)
 
 	int fd = accept4(lfd, (struct sockaddr *)&ss, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
 	if (fd < 0) {
-		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+		int e = errno;
+		if (e != EAGAIN && e != EWOULDBLOCK && e != EINTR &&
+		    log_limit_pass(&s->accept_log, mono_ms() / 1000, "fpm: accept errors")) {
+			errno = e; /* the count line before it may have changed it */
 			log_warn("fpm: accept on %s", s->listen_str);
+		}
 		return;
 	}
 	addr_str(&ss, peer, sizeof(peer));

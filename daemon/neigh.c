@@ -37,7 +37,12 @@ struct neigh_table {
 	uint64_t now_ms; /* of the call being served */
 	struct neigh_entry *bucket[NEIGH_BUCKETS];
 	struct neigh_counters ctr;
+	/* One line per neighbour that fails is fine, a scan through the router
+	 * of thousands of unused addresses is not: resolve-failed counts them all. */
+	struct log_limit fail_log;
 };
+
+#define NEIGH_FAIL_WHAT "neighbour resolution failures"
 
 static uint32_t neigh_hash(uint16_t port, uint32_t ip)
 {
@@ -297,8 +302,9 @@ static void neigh_fail(struct neigh_table *nt, struct neigh_entry *e, uint64_t n
 	char b[INET_ADDRSTRLEN];
 
 	nt->ctr.resolve_failed++;
-	log_info("port %s: neighbour %s did not answer %u ARP requests",
-	         nt->dp->ports[e->port].name, ip_str(e->ip, b), e->tries);
+	if (log_limit_pass(&nt->fail_log, now_ms / 1000, NEIGH_FAIL_WHAT))
+		log_info("port %s: neighbour %s did not answer %u ARP requests",
+		         nt->dp->ports[e->port].name, ip_str(e->ip, b), e->tries);
 	e->state = NEIGH_FAILED;
 	e->next_ms = now_ms + NEIGH_FAILED_HOLD_MS;
 	neigh_publish(nt, e);
@@ -357,6 +363,7 @@ void neigh_timer(struct neigh_table *nt, uint64_t now_ms)
 			e = next;
 		}
 	}
+	log_limit_tick(&nt->fail_log, now_ms / 1000, NEIGH_FAIL_WHAT);
 }
 
 void neigh_get_counters(const struct neigh_table *nt, struct neigh_counters *out)

@@ -151,10 +151,11 @@ else
 	tally "make distcheck" 0 1
 fi
 
-# libFuzzer, briefly: arbitrary frames through the worker (accounting checked
-# after every input) and an arbitrary FPM stream through the decoder, the FPM
-# table and the RIB (tests/fuzz/run.sh; longer runs: pass more seconds). One
-# pass or failure per target.
+# libFuzzer, briefly: every target tests/fuzz/run.sh builds (frames through
+# the worker and the cell-pseudowire port, the FPM stream through the decoder
+# and the RIB, startup files through cfg_parse, RESTCONF write requests
+# through the path parser and the edit validation); longer runs: pass more
+# seconds. One pass or failure per target, counted from its result line.
 rc=0
 step fuzz "$LOGDIR/fuzz.log" env FUZZ_OUT="$ROOT/build-fuzz" tests/fuzz/run.sh "${FUZZ_SECONDS:-20}" || rc=1
 p=$(grep -c '^fuzz: .*, no crash$' "$LOGDIR/fuzz.log")

@@ -350,6 +350,36 @@ static int commit(struct restconf *rc, struct cfg *next, const char *json, size_
 	return 0;
 }
 
+int rc_edit_target(struct restconf *rc, const char *uri_path, struct rc_target *t,
+                   struct restconf_err *err)
+{
+	if (rc_target_parse(rc->ctx, uri_path, t, err) != 0 ||
+	    raw_prefix_check(t->xpath, "[prefix=", err) != 0)
+		return -1;
+	if (t->snode && !(t->snode->flags & LYS_CONFIG_W)) {
+		rc_err_set(err, 405, "operation-not-supported", t->xpath,
+		           "state data (config false) cannot be written");
+		return -1;
+	}
+	return 0;
+}
+
+int rc_edit_validate(struct restconf *rc, enum evhttp_cmd_type m, const struct rc_target *t,
+                     const char *body, bool xml, struct lyd_node **cand, struct cfg *next,
+                     char **json, size_t *len, bool *created, char *location, size_t loclen,
+                     struct restconf_err *err)
+{
+	*cand = NULL;
+	if (lyd_dup_siblings(rc->running, NULL, LYD_DUP_RECURSIVE | LYD_DUP_WITH_FLAGS, cand)) {
+		rc_err_set(err, 500, "operation-failed", NULL, "out of memory");
+		return -1;
+	}
+	if (edit_candidate(rc, m, t, body, xml, cand, created, location, loclen, err) ||
+	    candidate_check(rc, *cand, next, json, len, err))
+		return -1;
+	return 0;
+}
+
 void rc_edit(struct restconf *rc, struct evhttp_request *req, const char *uri_path)
 {
 	enum evhttp_cmd_type m = evhttp_request_get_command(req);
@@ -361,24 +391,13 @@ void rc_edit(struct restconf *rc, struct evhttp_request *req, const char *uri_pa
 	size_t len;
 	bool created;
 
-	if (rc_target_parse(rc->ctx, uri_path, &t, &err) != 0 ||
-	    raw_prefix_check(t.xpath, "[prefix=", &err) != 0)
+	if (rc_edit_target(rc, uri_path, &t, &err) != 0)
 		goto fail;
-	if (t.snode && !(t.snode->flags & LYS_CONFIG_W)) {
-		rc_err_set(&err, 405, "operation-not-supported", t.xpath,
-		           "state data (config false) cannot be written");
-		goto fail;
-	}
 	if (m != EVHTTP_REQ_DELETE && !(body = rc_body(req, &err)))
 		goto fail;
-	if (lyd_dup_siblings(rc->running, NULL, LYD_DUP_RECURSIVE | LYD_DUP_WITH_FLAGS, &cand)) {
-		rc_err_set(&err, 500, "operation-failed", NULL, "out of memory");
-		goto fail;
-	}
-	if (edit_candidate(rc, m, &t, body, rc_body_xml(req), &cand, &created,
-	                   location + strlen(location), sizeof(location) - strlen(location),
-	                   &err) ||
-	    candidate_check(rc, cand, &next, &json, &len, &err))
+	if (rc_edit_validate(rc, m, &t, body, rc_body_xml(req), &cand, &next, &json, &len, &created,
+	                     location + strlen(location), sizeof(location) - strlen(location),
+	                     &err))
 		goto fail;
 	if (commit(rc, &next, json, len, &err) != 0) {
 		cfg_free(&next);

@@ -88,6 +88,20 @@ char *rc_body(struct evhttp_request *req, struct restconf_err *err);
 void rc_get(struct restconf *rc, struct evhttp_request *req, const char *uri_path,
             const char *query);
 void rc_edit(struct restconf *rc, struct evhttp_request *req, const char *uri_path);
+/*
+ * The two checking steps of rc_edit, without a request and without side
+ * effects (for the fuzzer): the target from the URI path (400, or 405 on
+ * state data), then the edit of a copy of rc->running (*cand, freed by the
+ * caller even on failure) checked as a startup file is, into *next and its
+ * normalised text *json (both the caller's on success). location receives
+ * the new resource's URI path when POST creates one.
+ */
+int rc_edit_target(struct restconf *rc, const char *uri_path, struct rc_target *t,
+                   struct restconf_err *err);
+int rc_edit_validate(struct restconf *rc, enum evhttp_cmd_type m, const struct rc_target *t,
+                     const char *body, bool xml, struct lyd_node **cand, struct cfg *next,
+                     char **json, size_t *len, bool *created, char *location, size_t loclen,
+                     struct restconf_err *err);
 void rc_operation(struct restconf *rc, struct evhttp_request *req, const char *name);
 void rc_metrics(struct restconf *rc, struct evhttp_request *req);
 /* The state tree (validated as data, config false), or NULL with err filled. */

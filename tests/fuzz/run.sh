@@ -21,8 +21,12 @@ if [ -e /usr/include/isa-l/crc.h ]; then
 	ISAL_LIB=-lisal
 fi
 FLAGS="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-	-I$OUT -I$ROOT -I$ROOT/datapath $(pkg-config --cflags liburcu-qsbr libmnl)"
+	-I$OUT -I$ROOT -I$ROOT/datapath $(pkg-config --cflags liburcu-qsbr libmnl libyang libevent) \
+	-DSRC_DIR=\"$ROOT\" -DSRC_YANG_DIR=\"$ROOT/mgmt/yang\""
 DATAPATH=$(ls "$ROOT"/datapath/*.c "$ROOT"/datapath/fib/*.c "$ROOT"/datapath/atm/*.c)
+# The startup-config parser and printer, as cellgated links them.
+CONFIG=$(ls "$ROOT"/daemon/config*.c)
+LIBS="$(pkg-config --libs liburcu-qsbr libmnl libyang libevent) $ISAL_LIB -lpthread"
 
 declare -A SOURCES=(
 	[fuzz_cellpw]="$ROOT/tests/fuzz/fuzz_cellpw.c $ROOT/tests/unit/port_fake.c \
@@ -31,17 +35,29 @@ declare -A SOURCES=(
 		$ROOT/daemon/rib.c $ROOT/daemon/rib_nh.c $DATAPATH"
 	[fuzz_fpm]="$ROOT/tests/fuzz/fuzz_fpm.c $ROOT/daemon/fpm_nl.c $ROOT/daemon/fpm_table.c \
 		$ROOT/daemon/fpm_nh.c $ROOT/daemon/fpm_r6.c $ROOT/daemon/rib.c $ROOT/daemon/rib_nh.c $DATAPATH"
+	[fuzz_config]="$ROOT/tests/fuzz/fuzz_config.c $CONFIG $DATAPATH"
+	[fuzz_restconf]="$ROOT/tests/fuzz/fuzz_restconf.c $ROOT/mgmt/restconf/edit.c \
+		$ROOT/mgmt/restconf/path.c $ROOT/mgmt/restconf/error.c $ROOT/mgmt/restconf/persist.c \
+		$CONFIG $DATAPATH"
+)
+# Seeds kept elsewhere in the tree, copied into the run's corpus: every
+# startup file the unit tests and the examples hold, good and bad.
+declare -A MORE_SEEDS=(
+	[fuzz_config]="$ROOT/tests/unit/config/*.json $ROOT/etc/*.json"
 )
 
 rc=0
-for t in "${!SOURCES[@]}"; do
+# FUZZ_TARGETS="fuzz_config fuzz_fpm" runs only those.
+for t in ${FUZZ_TARGETS:-"${!SOURCES[@]}"}; do
 	# shellcheck disable=SC2086
-	if ! $CC $FLAGS -o "$OUT/$t" ${SOURCES[$t]} $(pkg-config --libs liburcu-qsbr libmnl) $ISAL_LIB -lpthread; then
+	if ! $CC $FLAGS -o "$OUT/$t" ${SOURCES[$t]} $LIBS; then
 		echo "fuzz: $t: build failed" >&2
 		rc=1
 		continue
 	fi
 	corpus=$(mktemp -d)
+	# shellcheck disable=SC2086
+	[ -n "${MORE_SEEDS[$t]:-}" ] && cp ${MORE_SEEDS[$t]} "$corpus"/
 	seeds=$ROOT/tests/fuzz/corpus/$t
 	log=$OUT/$t.log
 	if "$OUT/$t" -max_total_time="$SECS" -max_len=8192 -print_final_stats=1 -artifact_prefix="$OUT/$t-" \
