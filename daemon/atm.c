@@ -29,6 +29,9 @@ struct atm_subif_rt {
 	uint64_t host_tx_drops;
 };
 
+#define ATM_STATE_WHAT    "ATM VC oper state changes"
+#define ATM_INATMARP_WHAT "InATMARP peer changes"
+
 struct atm_ctl {
 	struct dataplane *dp;
 	const struct cfg *cfg;
@@ -54,6 +57,7 @@ struct atm_ctl {
 	void *vc_state_arg;
 	atm_ping_fn ping_cb;
 	void *ping_arg;
+	struct log_limit state_log, inatmarp_log; /* what the far ends make happen */
 };
 
 static void atm_capture_close(struct atm_ctl *a, unsigned v);
@@ -429,7 +433,11 @@ static void atm_event(struct atm_ctl *a, const struct dp_event *ev, uint64_t now
 	vc_name(a, ev->vc, name, sizeof(name));
 	switch (ev->type) {
 	case DP_EV_VC_STATE:
-		if (ev->val == VC_OPER_DOWN)
+		/* Counted per VC in any case (oper-changes); the log is limited, as many
+		 * flapping VCs could otherwise write hundreds of lines a second. */
+		if (!log_limit_pass(&a->state_log, now / 1000, ATM_STATE_WHAT)) {
+			/* suppressed: counted by the limiter */
+		} else if (ev->val == VC_OPER_DOWN)
 			log_warnx("%s: oper down: %u OAM loopbacks lost in a row", name,
 			          a->cfg->pvcs[pvc].oam_down_count);
 		else
@@ -439,7 +447,8 @@ static void atm_event(struct atm_ctl *a, const struct dp_event *ev, uint64_t now
 			a->vc_state_fn(a->vc_state_arg, ev->vc, (uint8_t)ev->val);
 		break;
 	case DP_EV_INATMARP:
-		if (a->learned[ev->vc] != ev->ip)
+		if (a->learned[ev->vc] != ev->ip &&
+		    log_limit_pass(&a->inatmarp_log, now / 1000, ATM_INATMARP_WHAT))
 			log_info("%s: InATMARP: far end is %s", name, ip_str(ev->ip, b));
 		a->learned[ev->vc] = ev->ip;
 		a->learned_ms[ev->vc] = now;
@@ -465,6 +474,8 @@ static void atm_event(struct atm_ctl *a, const struct dp_event *ev, uint64_t now
 void atm_poll_events(struct atm_ctl *a, uint64_t now_ms)
 {
 	a->now_ms = now_ms;
+	log_limit_tick(&a->state_log, now_ms / 1000, ATM_STATE_WHAT);
+	log_limit_tick(&a->inatmarp_log, now_ms / 1000, ATM_INATMARP_WHAT);
 	for (unsigned p = 0; p < a->cfg->nports; p++) {
 		struct event_ring *r;
 		struct dp_event ev;
