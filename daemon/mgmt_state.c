@@ -6,12 +6,14 @@
  * integers are JSON strings.
  */
 #include <arpa/inet.h>
+#include <net/if.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <time.h>
 
 #include "fpm.h"
 #include "mgmt.h"
+#include "netdev.h"
 #include "mgmt/snmp/snmp.h"
 #include "stats_fields.h"
 
@@ -40,6 +42,27 @@ static const char *port_kind(const struct control *ctl, unsigned p)
 	return ctl->cfg->ports[p].kind == CFG_PORT_ETHERNET ? "ethernet" : "atm";
 }
 
+/* A port's oper-status: its netdev's link (a cellpw port: the carrier's), a subinterface's VCs. */
+static bool port_oper_up(const struct control *ctl, const struct stats_snapshot *s, unsigned p)
+{
+	const struct port *pt = &ctl->dp->ports[p];
+	const char *carrier = atm_port_carrier(ctl->atm, p);
+	bool up = false;
+	int ifindex = pt->ifindex;
+
+	if (p >= ctl->cfg->nports) {
+		for (unsigned v = 0; v < s->nvcs; v++)
+			if (s->vc[v].subif == p && s->vc[v].oper == VC_OPER_UP)
+				return true;
+		return false;
+	}
+	if (carrier[0])
+		ifindex = (int)if_nametoindex(carrier);
+	if (ifindex <= 0 || netdev_link_is_up(ifindex, &up) != 0)
+		return false;
+	return up;
+}
+
 static void state_port(FILE *out, const struct control *ctl, const struct stats_snapshot *s,
                        unsigned p)
 {
@@ -50,6 +73,7 @@ static void state_port(FILE *out, const struct control *ctl, const struct stats_
 	fprintf(out,
 	        "%s{\"name\":\"%s\",\"kind\":\"%s\",\"netdev\":\"%s\",\"ifindex\":%d,\"mtu\":%u",
 	        p ? "," : "", pt->name, port_kind(ctl, p), pt->netdev, pt->ifindex, pt->mtu);
+	fprintf(out, ",\"oper-status\":\"%s\"", port_oper_up(ctl, s, p) ? "up" : "down");
 	json_time(out, "discontinuity-time", t);
 	stats_fields_json(out, port_counter_fields, &sp->c, true);
 	fprintf(out, ",\"rx-ring-drops\":\"%lu\",\"drops-total\":\"%lu\",\"drop\":[",

@@ -208,9 +208,13 @@ def test_link_down_up_counters_follow(topo, start_daemon):
     try:
         eth0 = rc.port_state(d, "eth0")
         eth1 = rc.port_state(d, "eth1")
+        assert eth1["oper-status"] == "up", eth1
         h2rx = topo.counters("h2", "h2-r")[0]
         topo.exec("r", ["ip", "link", "set", "r-h2", "down"], check=True)
         try:
+            # The port's state follows its link.
+            assert rc.port_state(d, "eth1")["oper-status"] == "down"
+            assert rc.port_state(d, "eth0")["oper-status"] == "up"
             lab.send_udp(topo, "h1", "10.0.2.2", count=50, interval=0.01, dport=9)
             assert not ping_ok(topo, count=1)
             # RESTCONF answers while a port is down; every one of the 50
@@ -228,6 +232,7 @@ def test_link_down_up_counters_follow(topo, start_daemon):
             topo.exec("r", ["ip", "link", "set", "r-h2", "up"], check=True)
         assert lab.wait_for(lambda: ping_ok(topo, count=1), 15)
         mid = rc.port_state(d, "eth1")
+        assert mid["oper-status"] == "up", mid
         lab.send_udp(topo, "h1", "10.0.2.2", count=50, interval=0.01, dport=9)
         assert lab.wait_for(lambda: int(rc.port_state(d, "eth1")["tx-packets"]) >=
                             int(mid["tx-packets"]) + 50, 5)

@@ -35,6 +35,8 @@ def test_vc_state_matches_dump(topo, routers):
     ports = {p["name"]: p for p in rc.state(r)["port"]}
     assert ports["atm0"]["kind"] == "atm" and ports["atm0"]["atm"]["carrier"] == "r-a1"
     assert ports["atm0.100"]["kind"] == "subinterface"
+    # An ATM port is up with its carrier; a subinterface with its VCs (OAM).
+    assert ports["atm0"]["oper-status"] == "up" and ports["atm0.100"]["oper-status"] == "up"
 
 
 def test_inatmarp_peer_in_state(topo, routers):
