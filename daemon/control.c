@@ -7,6 +7,10 @@
  * ATM VC and logs the round trips.
  */
 #include <event2/event.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <signal.h>
 #include <time.h>
 #include <urcu-qsbr.h>
@@ -29,6 +33,41 @@ static void control_drain_events(struct control *ctl, uint64_t now)
 			else if (ev.type == DP_EV_ARP_SEEN)
 				neigh_seen(ctl->neigh, ev.port, ev.ip, ev.mac, now);
 		}
+	}
+}
+
+/*
+ * Ethernet ports follow their netdev's link (IFF_UP and carrier): while it
+ * is down the workers drop what they would send there (link-down) instead of
+ * filling a ring the kernel will not transmit. Every 100 ms, so a link
+ * change costs at most that much misrouted traffic.
+ */
+static void control_link_poll(struct control *ctl)
+{
+	static int sock = -1;
+
+	/* SIOCGIFFLAGS: quiet (no log per failed poll, e.g. a netdev gone) and cheap. */
+	if (sock < 0 && (sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0)
+		return;
+	for (unsigned p = 0; p < ctl->dp->nports; p++) {
+		struct port *pt = &ctl->dp->ports[p];
+		struct ifreq ifr = {0};
+		bool up;
+
+		if (pt->ops != &port_afpacket_ops)
+			continue;
+		snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", pt->netdev);
+		if (ioctl(sock, SIOCGIFFLAGS, &ifr) != 0)
+			continue;
+		up = (ifr.ifr_flags & IFF_UP) && (ifr.ifr_flags & IFF_RUNNING);
+		if (__atomic_load_n(&pt->link_down, __ATOMIC_RELAXED) == !up)
+			continue;
+		__atomic_store_n(&pt->link_down, !up, __ATOMIC_RELAXED);
+		if (up)
+			log_info("port %s (%s): link up", pt->name, pt->netdev);
+		else
+			log_warnx("port %s (%s): link down: traffic to it is dropped (link-down)",
+			          pt->name, pt->netdev);
 	}
 }
 
@@ -69,6 +108,7 @@ static void control_tick(evutil_socket_t fd, short what, void *arg)
 	atm_poll_events(ctl->atm, now);
 	service_watchdog_tick(ctl->dp, now);
 	if (now - ctl->last_neigh_ms >= 100) {
+		control_link_poll(ctl);
 		neigh_timer(ctl->neigh, now);
 		ctl->last_neigh_ms = now;
 	}

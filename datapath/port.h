@@ -89,6 +89,12 @@ struct port {
 	 * super-packet larger than the MTU.
 	 */
 	bool tx_offload;
+	/*
+	 * The netdev's link is down (control thread, from the kernel's link
+	 * state; atomic): workers drop what they would send there, counted,
+	 * rather than hand it to a ring that will not transmit it.
+	 */
+	uint8_t link_down;
 	struct port_settings settings;
 	/*
 	 * Driver-specific state shared by the port's queues, set up before the

@@ -35,7 +35,8 @@
 	X(ARP_HOLD_FULL, "arp-hold-full", "waiting for ARP and the hold queue was full")           \
 	X(MTU_EXCEEDED, "mtu-exceeded",                                                            \
 	  "larger than the egress MTU with DF set (ICMP frag needed sent)")                        \
-	X(TX_FULL, "tx-full", "egress TX ring full")
+	X(TX_FULL, "tx-full", "egress TX ring full")                                               \
+	X(LINK_DOWN, "link-down", "egress port's link is down (ICMP net unreachable sent)")
 
 enum drop_reason {
 #define X(id, name, desc) DROP_##id,

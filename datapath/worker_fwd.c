@@ -301,6 +301,13 @@ static bool egress_checks(struct worker *w, struct pkt *p, const struct port *ou
 	const uint8_t *ip = p->data + 14;
 	bool df = rd16(ip + 6) & 0x4000;
 
+	if (__atomic_load_n(&out->link_down, __ATOMIC_RELAXED)) {
+		/* As a router without the interface's routes would: the net is unreachable. */
+		worker_drop(w, p, DROP_LINK_DOWN);
+		icmp_reply(w, p, ICMP_DEST_UNREACH, ICMP_CODE_NET_UNREACH, 0);
+		return false;
+	}
+
 	if (ip[8] <= 1) {
 		worker_drop(w, p, DROP_TTL_EXPIRED);
 		icmp_reply(w, p, ICMP_TIME_EXCEEDED, ICMP_CODE_TTL_EXCEEDED, 0);

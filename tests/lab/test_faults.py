@@ -215,6 +215,8 @@ def test_link_down_up_counters_follow(topo, start_daemon):
             # The port's state follows its link.
             assert rc.port_state(d, "eth1")["oper-status"] == "down"
             assert rc.port_state(d, "eth0")["oper-status"] == "up"
+            # cellgated notices within its 100 ms link poll.
+            assert lab.wait_for(lambda: "port eth1 (r-h2): link down" in d.log(), 3), d.log()
             lab.send_udp(topo, "h1", "10.0.2.2", count=50, interval=0.01, dport=9)
             assert not ping_ok(topo, count=1)
             # RESTCONF answers while a port is down; every one of the 50
@@ -223,11 +225,12 @@ def test_link_down_up_counters_follow(topo, start_daemon):
             down1 = rc.port_state(d, "eth1")
             assert int(down0["rx-packets"]) >= int(eth0["rx-packets"]) + 50
             assert topo.counters("h2", "h2-r")[0] == h2rx
-            # Frames routed to the downed port are handed to its TX ring and
-            # counted as sent (tx-packets, forwarded) though the kernel does
-            # not transmit them: see README, Troubleshooting.
-            print("link down: eth1 tx-packets +%d while down" %
-                  (int(down1["tx-packets"]) - int(eth1["tx-packets"])))
+            # Nothing is handed to the downed port's ring: all 50 (and the
+            # ping) are dropped as link-down on eth0, none sent on eth1.
+            drops = {x["reason"]: int(x["packets"]) for x in down0["drop"]}
+            drops0 = {x["reason"]: int(x["packets"]) for x in eth0["drop"]}
+            assert drops["link-down"] - drops0["link-down"] >= 50, drops
+            assert int(down1["tx-packets"]) == int(eth1["tx-packets"]), (eth1, down1)
         finally:
             topo.exec("r", ["ip", "link", "set", "r-h2", "up"], check=True)
         assert lab.wait_for(lambda: ping_ok(topo, count=1), 15)

@@ -480,6 +480,14 @@ static void test_arp_hold(void)
 	expect_verdict(&(struct frame_opts){.dst = IP(10, 20, 0, 5)}, DROP_ARP_FAILED,
 	               ICMP_DEST_UNREACH, ICMP_CODE_HOST_UNREACH);
 	rib_nh_l2_update(rib, 1, IP(10, 0, 2, 2), nh_l2_pack(gw_mac, NEIGH_REACHABLE));
+
+	/* The egress link is down: dropped as link-down with net unreachable, nothing sent. */
+	uint64_t sent1 = txq(1)->tx_n;
+	dp.ports[1].link_down = 1;
+	expect_verdict(&(struct frame_opts){.dst = IP(10, 20, 0, 5)}, DROP_LINK_DOWN,
+	               ICMP_DEST_UNREACH, ICMP_CODE_NET_UNREACH);
+	CHECK_EQ(txq(1)->tx_n, sent1);
+	dp.ports[1].link_down = 0;
 }
 
 static void test_ecmp(void)
