@@ -17,6 +17,7 @@
 #include "daemon/rib.h"
 #include "datapath/csum.h"
 #include "datapath/ip4.h"
+#include "tests/bench/bench_frame.h"
 #include "tests/unit/port_fake.h"
 
 #define IP(a, b, c, d) ((uint32_t)(a) << 24 | (b) << 16 | (c) << 8 | (d))
@@ -41,21 +42,10 @@ static void add_frames(struct dataplane *dp, unsigned nroutes)
 	uint8_t f[64];
 
 	for (unsigned i = 0; i < FAKE_FRAMES; i++) {
-		memset(f, 0, sizeof(f));
-		memcpy(f, dp->ports[0].mac, 6);
-		f[6] = 2;
-		wr16(f + 12, ETHERTYPE_IPV4);
-		uint8_t *ip = f + 14;
-		ip[0] = 0x45;
-		wr16(ip + 2, 46);
-		ip[8] = 64;
-		ip[9] = 17;
-		wr32(ip + 12, IP(10, 0, 1, 2));
-		wr32(ip + 16, IP(11, 0, 0, 0) + ((uint32_t)rand() % nroutes) * 256 + 1);
-		wr16(ip + 10, csum_compute(ip, 20));
-		wr16(ip + 20, (uint16_t)(1024 + i));
-		wr16(ip + 22, 9);
-		port_fake_rx_add(&dp->ports[0], f, 60, PKT_L2_HOST);
+		bench_udp_frame(f, dp->ports[0].mac,
+		                IP(11, 0, 0, 0) + ((uint32_t)rand() % nroutes) * 256 + 1,
+		                (uint16_t)(1024 + i));
+		port_fake_rx_add(&dp->ports[0], f, BENCH_FRAME_LEN, PKT_L2_HOST);
 	}
 	dp->ports[0].queues[0]->replay = true;
 }
