@@ -7,14 +7,15 @@
 #include <unistd.h>
 #include <urcu-qsbr.h>
 
-#include "atm.h"
-#include "clock.h"
-#include "datapath/log.h"
+#include "daemon/atm.h"
+#include "lib/clock.h"
+#include "lib/addr.h"
+#include "lib/log.h"
 #include "datapath/port_atmsock.h"
 #include "datapath/port_cellpw.h"
-#include "netdev.h"
-#include "stats_fields.h"
-#include "tun.h"
+#include "daemon/netdev.h"
+#include "daemon/stats_fields.h"
+#include "daemon/tun.h"
 
 #define ATM_PORT_MTU    9180 /* the ATM port's own netdev carries nothing; RFC 2225 default */
 #define TUN_READS_MAX   64   /* packets per readable callback, so one TUN cannot hog the loop */
@@ -62,11 +63,6 @@ struct atm_ctl {
 
 static void atm_capture_close(struct atm_ctl *a, unsigned v);
 
-static const char *ip_str(uint32_t ip, char *buf)
-{
-	struct in_addr in = {.s_addr = htonl(ip)};
-	return inet_ntop(AF_INET, &in, buf, INET_ADDRSTRLEN);
-}
 
 struct atm_ctl *atm_new(struct dataplane *dp, const struct cfg *cfg)
 {
@@ -449,7 +445,7 @@ static void atm_event(struct atm_ctl *a, const struct dp_event *ev, uint64_t now
 	case DP_EV_INATMARP:
 		if (a->learned[ev->vc] != ev->ip &&
 		    log_limit_pass(&a->inatmarp_log, now / 1000, ATM_INATMARP_WHAT))
-			log_info("%s: InATMARP: far end is %s", name, ip_str(ev->ip, b));
+			log_info("%s: InATMARP: far end is %s", name, ip4_str(ev->ip, b));
 		a->learned[ev->vc] = ev->ip;
 		a->learned_ms[ev->vc] = now;
 		vc_mac_make(ev->vc, mac);
@@ -615,7 +611,7 @@ void atm_stats_json(const struct atm_ctl *a, const struct stats_snapshot *s, FIL
 		        first ? "" : ",", a->dp->ports[sv->atm_port].name,
 		        a->dp->ports[sv->subif].name, sv->vpi, sv->vci,
 		        sv->oper == VC_OPER_UP ? "up" : "down", sv->oper_change_ms,
-		        ip_str(a->learned[v] ? a->learned[v] : pc->peer_addr, b));
+		        ip4_str(a->learned[v] ? a->learned[v] : pc->peer_addr, b));
 		stats_fields_json(out, vc_counter_fields, c, false);
 		fprintf(out, ",\"last-ping-rtt-us\":%u,\"discards-total\":%lu,\"discards\":{",
 		        a->last_rtt_us[v], sv->discards_total);

@@ -13,9 +13,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "config.h"
+#include "config/config.h"
 #include "datapath/dataplane.h"
-#include "neigh.h"
+#include "daemon/neigh.h"
 
 struct event_base;
 struct atm_ctl;

@@ -15,11 +15,11 @@
 #include <time.h>
 #include <urcu-qsbr.h>
 
-#include "control.h"
-#include "mgmt.h"
-#include "service.h"
-#include "datapath/log.h"
-#include "clock.h"
+#include "daemon/control.h"
+#include "daemon/mgmt.h"
+#include "daemon/service.h"
+#include "lib/log.h"
+#include "lib/clock.h"
 
 static void control_drain_events(struct control *ctl, uint64_t now)
 {

@@ -5,11 +5,11 @@
 #ifndef CELLGATE_CONTROL_H
 #define CELLGATE_CONTROL_H
 
-#include "atm.h"
-#include "config.h"
+#include "daemon/atm.h"
+#include "config/config.h"
 #include "datapath/dataplane.h"
-#include "neigh.h"
-#include "rib.h"
+#include "daemon/neigh.h"
+#include "daemon/rib.h"
 
 struct snmp_agent;
 struct snmp_source;
@@ -43,9 +43,6 @@ struct control {
 	uint64_t port_clear_ms[PORT_MAX];
 	uint64_t vc_clear_ms[VC_MAX];
 };
-
-/* CLOCK_REALTIME in milliseconds. */
-uint64_t control_realtime_ms(void);
 
 /*
  * The stats snapshot all readers share (stats dump, RESTCONF, /metrics,

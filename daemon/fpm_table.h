@@ -20,8 +20,8 @@
 #include <stdint.h>
 
 #include "datapath/dataplane.h"
-#include "fpm_nl.h"
-#include "rib.h"
+#include "daemon/fpm_nl.h"
+#include "daemon/rib.h"
 
 /*
  * Why a route zebra sent is not forwarded by cellgated (counted, logged

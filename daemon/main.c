@@ -15,16 +15,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "atm.h"
-#include "config.h"
-#include "control.h"
-#include "datapath/log.h"
-#include "mgmt.h"
-#include "fpm.h"
-#include "netdev.h"
-#include "privdrop.h"
-#include "routes.h"
-#include "service.h"
+#include "daemon/atm.h"
+#include "config/config.h"
+#include "daemon/control.h"
+#include "lib/clock.h"
+#include "lib/log.h"
+#include "daemon/mgmt.h"
+#include "daemon/fpm.h"
+#include "daemon/netdev.h"
+#include "daemon/privdrop.h"
+#include "daemon/routes.h"
+#include "daemon/service.h"
 
 #define DEFAULT_CONFIG "/etc/cellgate/cellgated.json"
 #define DEFAULT_RUNDIR "/run/cellgate"
@@ -289,7 +290,7 @@ static int run(struct options *o, struct cfg *cfg)
 	                      .rundir = o->rundir,
 	                      .config_path = o->config,
 	                      .yang_dir = o->yang_dir,
-	                      .start_ms = control_realtime_ms()};
+	                      .start_ms = realtime_ms()};
 	int rc = 1;
 
 	if (netdev_ip_forward_get() == 1)

@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "datapath/log.h"
-#include "mgmt.h"
+#include "lib/log.h"
+#include "daemon/mgmt.h"
 #include "mgmt/restconf/restconf.h"
-#include "routes.h"
+#include "daemon/routes.h"
 
 #define PING_COUNT_MAX 10
 

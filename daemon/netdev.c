@@ -21,8 +21,8 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#include "datapath/log.h"
-#include "netdev.h"
+#include "lib/log.h"
+#include "daemon/netdev.h"
 
 /* Large enough for any single rtnetlink reply and for the kernel's dump chunks. */
 #define NETDEV_NL_BUF     (32u << 10)

@@ -6,8 +6,8 @@
 #include <systemd/sd-daemon.h>
 #endif
 
-#include "datapath/log.h"
-#include "service.h"
+#include "lib/log.h"
+#include "daemon/service.h"
 
 #ifdef HAVE_SYSTEMD
 static void notify(const char *msg)

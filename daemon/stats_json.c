@@ -7,10 +7,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "control.h"
-#include "datapath/log.h"
-#include "stats_fields.h"
-#include "fpm.h"
+#include "daemon/control.h"
+#include "lib/log.h"
+#include "daemon/stats_fields.h"
+#include "daemon/fpm.h"
 
 static void port_json(FILE *out, const struct port *pt, const struct stats_port *sp)
 {

@@ -2,9 +2,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dataplane.h"
-#include "port_cellpw.h"
-#include "worker_priv.h"
+#include "datapath/dataplane.h"
+#include "datapath/port_cellpw.h"
+#include "datapath/worker_priv.h"
 
 const char *const drop_reason_name[DROP__MAX] = {
 #define X(id, name, desc) [DROP_##id] = name,

@@ -9,11 +9,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "event_ring.h"
-#include "fib/fib4.h"
-#include "nexthop.h"
-#include "port.h"
-#include "stats.h"
+#include "datapath/event_ring.h"
+#include "datapath/fib/fib4.h"
+#include "datapath/nexthop.h"
+#include "datapath/port.h"
+#include "datapath/stats.h"
 
 struct dp_params {
 	uint32_t icmp_rate; /* ICMP errors per second per worker (0 = none) */

@@ -11,10 +11,10 @@
  */
 #include <string.h>
 
-#include "ip4.h"
-#include "ip4_frag.h"
-#include "ip4_gso.h"
-#include "worker_priv.h"
+#include "datapath/ip4.h"
+#include "datapath/ip4_frag.h"
+#include "datapath/ip4_gso.h"
+#include "datapath/worker_priv.h"
 
 void worker_drop(struct worker *w, const struct pkt *p, enum drop_reason r)
 {

@@ -8,9 +8,9 @@
  */
 #include <string.h>
 
-#include "icmp.h"
-#include "ip4.h"
-#include "worker_priv.h"
+#include "datapath/icmp.h"
+#include "datapath/ip4.h"
+#include "datapath/worker_priv.h"
 
 static void resolve_request(struct worker *w, uint32_t ip, uint16_t port)
 {

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "fib/fib4.h"
+#include "datapath/fib/fib4.h"
 
 struct route {
 	uint32_t prefix;

@@ -17,10 +17,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "atm/aal5.h"
-#include "atm/aal5_crc.h"
-#include "atm/cell.h"
-#include "atm/rfc2684.h"
+#include "datapath/atm/aal5.h"
+#include "datapath/atm/aal5_crc.h"
+#include "datapath/atm/cell.h"
+#include "datapath/atm/rfc2684.h"
 
 #define RUN_SECONDS 0.4
 #define MAX_SDU     9180

@@ -33,7 +33,7 @@
 
 #include "daemon/netdev.h"
 #include "datapath/csum.h"
-#include "datapath/log.h"
+#include "lib/log.h"
 #include "datapath/port.h"
 
 #define DEV0           "cgt0"

@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "atm/cell.h"
-#include "atm/inatmarp.h"
-#include "atm/oam.h"
-#include "atm/pw.h"
-#include "check.h"
+#include "datapath/atm/cell.h"
+#include "datapath/atm/inatmarp.h"
+#include "datapath/atm/oam.h"
+#include "datapath/atm/pw.h"
+#include "tests/unit/check.h"
 
 /* CRC-10 one bit at a time, over whole octets: the definition. */
 static uint16_t crc10_bitwise(const uint8_t *p, size_t len)

@@ -10,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cellpw_harness.h"
-#include "check.h"
+#include "tests/unit/cellpw_harness.h"
+#include "tests/unit/check.h"
 #include "daemon/rib.h"
 #include "datapath/atm/aal5_crc.h"
 #include "datapath/atm/rfc2684.h"

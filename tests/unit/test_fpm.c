@@ -7,9 +7,9 @@
 #include <errno.h>
 #include <string.h>
 
-#include "check.h"
+#include "tests/unit/check.h"
 #include "daemon/fpm_table.h"
-#include "fpm_build.h"
+#include "tests/unit/fpm_build.h"
 
 #define IP(a, b, c, d) ((uint32_t)(a) << 24 | (b) << 16 | (c) << 8 | (d))
 

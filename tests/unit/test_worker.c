@@ -8,12 +8,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "check.h"
+#include "tests/unit/check.h"
 #include "daemon/rib.h"
 #include "datapath/csum.h"
 #include "datapath/icmp.h"
 #include "datapath/ip4.h"
-#include "port_fake.h"
+#include "tests/unit/port_fake.h"
 
 #define IP(a, b, c, d) ((uint32_t)(a) << 24 | (b) << 16 | (c) << 8 | (d))
 

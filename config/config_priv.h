@@ -7,7 +7,7 @@
 
 #include <libyang/libyang.h>
 
-#include "daemon/config.h"
+#include "config/config.h"
 
 /* Where errors go and which name they carry (file path or "config"). */
 struct cfg_pstate {
@@ -54,7 +54,6 @@ void cfg_mgmt_print(FILE *out, const struct cfg *cfg);
 
 /* config_print.c, for config_atm_print.c */
 void json_str(FILE *out, const char *s);
-const char *ip4_str(uint32_t host, char *buf);
 /* An "ipv4" member with the addresses, `indent` spaces deep; nothing when there are none. */
 void cfg_print_ipv4(FILE *out, const struct cfg_addr4 *addrs, unsigned naddrs, int indent);
 

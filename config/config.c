@@ -13,7 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "daemon/config_priv.h"
+#include "config/config_priv.h"
+#include "lib/addr.h"
 
 #define CFG_MODULE   "cellgate"
 #define CFG_FILE_MAX (16 << 20) /* a startup file this big is a mistake, not a config */
@@ -211,7 +212,6 @@ static int cfg_check_raw_prefix(const struct cfg_pstate *ps, const char *raw)
 {
 	const char *slash = strchr(raw, '/');
 	char ip[INET_ADDRSTRLEN];
-	struct in_addr net;
 	uint32_t addr, mask;
 
 	/* The typed parse accepted it already, so this is only a guard. */
@@ -222,8 +222,7 @@ static int cfg_check_raw_prefix(const struct cfg_pstate *ps, const char *raw)
 	mask = ip4_mask(strtoul(slash + 1, NULL, 10));
 	if (!(addr & ~mask))
 		return 0;
-	net.s_addr = htonl(addr & mask);
-	inet_ntop(AF_INET, &net, ip, sizeof(ip));
+	ip4_str(addr & mask, ip);
 	return cfg_errf(ps, -EINVAL,
 	                "/cellgate:cellgate/routing/static-route[prefix='%s']/prefix: "
 	                "host bits set in %s (the network is %s%s)",
