@@ -45,6 +45,21 @@ struct control {
 };
 
 /*
+ * What management changes in the running daemon goes through these, never by
+ * writing struct control or the dataplane directly.
+ *
+ * control_params_apply: the forwarding parameters of `cfg` (ICMP rate and
+ * burst, ARP hold time, IP options) to the running workers.
+ * control_stats_vc_reset: VC id `vc` is new (runtime PVC add): its counters
+ * start from zero, with no clear time.
+ * control_cfg_replace: `next` becomes the running configuration, in place
+ * (the neighbour and ATM code keep a pointer to it); *next is left zeroed.
+ */
+void control_params_apply(struct control *ctl, const struct cfg *cfg);
+void control_stats_vc_reset(struct control *ctl, unsigned vc);
+void control_cfg_replace(struct control *ctl, struct cfg *next);
+
+/*
  * The stats snapshot all readers share (stats dump, RESTCONF, /metrics,
  * SNMP): dp_stats_take() plus the kernel ring drops and what the control
  * thread counts itself (TUN reads with no VC), minus the clear-counters

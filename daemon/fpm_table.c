@@ -547,11 +547,6 @@ bool fpm_table_sweep(struct fpm_table *t, unsigned budget)
 	return true;
 }
 
-bool fpm_table_settled(const struct fpm_table *t)
-{
-	return t->settled;
-}
-
 void fpm_table_get_counters(const struct fpm_table *t, struct fpm_table_counters *out)
 {
 	*out = t->c;

@@ -113,7 +113,6 @@ uint64_t fpm_table_reconfirmed(const struct fpm_table *t);
  */
 bool fpm_table_sweep(struct fpm_table *t, unsigned budget);
 
-bool fpm_table_settled(const struct fpm_table *t);
 
 void fpm_table_get_counters(const struct fpm_table *t, struct fpm_table_counters *out);
 

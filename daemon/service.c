@@ -32,13 +32,6 @@ void service_ready(const char *status)
 	notify(msg);
 }
 
-void service_status(const char *status)
-{
-	char msg[256];
-
-	snprintf(msg, sizeof(msg), "STATUS=%s", status);
-	notify(msg);
-}
 
 void service_stopping(void)
 {

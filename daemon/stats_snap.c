@@ -74,3 +74,12 @@ int control_stats_clear(struct control *ctl, int port)
 	free(now);
 	return 0;
 }
+
+void control_stats_vc_reset(struct control *ctl, unsigned vc)
+{
+	if (vc >= VC_MAX)
+		return;
+	if (ctl->stats_base)
+		memset(&ctl->stats_base->vc[vc], 0, sizeof(ctl->stats_base->vc[vc]));
+	ctl->vc_clear_ms[vc] = 0;
+}

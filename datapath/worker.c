@@ -65,7 +65,7 @@ static bool classify(struct worker *w, struct pkt *p)
 		return false;
 	}
 	const uint8_t *ip = p->data + 14;
-	enum drop_reason r = ip4_validate(ip, p->len - 14, w->dp->params.ip_options_forward);
+	enum drop_reason r = ip4_validate(ip, p->len - 14, dp_param(w->dp, ip_options_forward));
 	if (r != IP4_OK) {
 		worker_drop(w, p, r);
 		return false;
@@ -209,7 +209,7 @@ static struct worker *worker_new(struct dataplane *dp, unsigned id, int cpu)
 	memset(w->ctr, 0, sizeof(*w->ctr));
 	for (unsigned i = 0; i < HOLD_MAX; i++)
 		w->hold[i].buf = w->hold_mem + (size_t)i * HOLD_BUF;
-	w->icmp_tokens_milli = (uint64_t)dp->params.icmp_burst * 1000;
+	w->icmp_tokens_milli = (uint64_t)dp_param(dp, icmp_burst) * 1000;
 	w->icmp_refill_ms = mono_coarse_ms();
 	return w;
 }

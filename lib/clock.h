@@ -35,6 +35,12 @@ static inline uint64_t mono_ms(void)
 	return mono_ns() / 1000000;
 }
 
+/* Seconds as a double, for benchmarks and rates. */
+static inline double mono_s(void)
+{
+	return (double)mono_ns() * 1e-9;
+}
+
 /* Milliseconds at the kernel tick's resolution (1-4 ms), from the vDSO without a TSC read. */
 static inline uint64_t mono_coarse_ms(void)
 {

@@ -71,9 +71,3 @@ uint16_t pw_seq_next(uint16_t seq)
 	return seq == 0xffff ? 1 : (uint16_t)(seq + 1);
 }
 
-bool pw_seq_in_order(uint16_t expected, uint16_t got)
-{
-	if (got == 0 || expected == 0)
-		return true;
-	return (uint16_t)(got - expected) < 32768;
-}

@@ -35,6 +35,8 @@
 #include "datapath/csum.h"
 #include "lib/log.h"
 #include "datapath/port.h"
+#include "lib/clock.h"
+#include "lib/wire.h"
 
 #define DEV0           "cgt0"
 #define DEV1           "cgt1"
@@ -60,14 +62,6 @@ static int peer_fd = -1;
 static const uint8_t mac_bcast[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
 static const uint8_t mac_mcast[6] = {0x01, 0x00, 0x5e, 0x00, 0x00, 0xfb};
 static const uint8_t mac_other[6] = {0x02, 0x00, 0x00, 0x00, 0x00, 0x99};
-
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void write_file(const char *path, const char *val)
 {
@@ -95,30 +89,6 @@ static bool cmd_has(const char *cmd, const char *needle)
 	return strstr(out, needle) != NULL;
 }
 
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = v >> 8;
-	p[1] = v;
-}
-
-static uint16_t get16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | p[1] << 16 | p[2] << 8 | p[3];
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	p[0] = v >> 24;
-	p[1] = v >> 16;
-	p[2] = v >> 8;
-	p[3] = v;
-}
-
 /* A test frame: Ethernet, ETHERTYPE_TEST, MAGIC, sequence number, pattern. */
 static size_t frame_make(uint8_t *f, const uint8_t *dst, const uint8_t *src, uint32_t seq,
                          size_t len)
@@ -128,7 +98,7 @@ static size_t frame_make(uint8_t *f, const uint8_t *dst, const uint8_t *src, uin
 	f[12] = ETHERTYPE_TEST >> 8;
 	f[13] = ETHERTYPE_TEST & 0xff;
 	memcpy(f + 14, MAGIC, 4);
-	put32(f + 18, seq);
+	wr32(f + 18, seq);
 	for (size_t i = 22; i < len; i++)
 		f[i] = (uint8_t)(seq * 7 + i);
 	return len;
@@ -162,10 +132,10 @@ typedef bool frame_pred(const uint8_t *f, size_t len);
 static ssize_t peer_recv_if(uint8_t *buf, size_t cap, int timeout_ms, frame_pred *want)
 {
 	struct pollfd pfd = {.fd = peer_fd, .events = POLLIN};
-	long end = now_ms() + timeout_ms;
+	long end = (long)mono_ms() + timeout_ms;
 	ssize_t len;
 
-	while (now_ms() < end) {
+	while ((long)mono_ms() < end) {
 		len = recv(peer_fd, buf, cap, MSG_DONTWAIT);
 		if (len > 0 && want(buf, len))
 			return len;
@@ -197,10 +167,10 @@ static unsigned rx_drain(struct port_queue *q, unsigned burst, unsigned want, in
 {
 	struct pkt pkts[BURST_MAX];
 	struct pollfd pfd = {.fd = tport.ops->rx_fd(q), .events = POLLIN};
-	long last = now_ms();
+	long last = (long)mono_ms();
 	unsigned got = 0, n;
 
-	while (got < want && now_ms() - last < idle_ms) {
+	while (got < want && (long)mono_ms() - last < idle_ms) {
 		n = tport.ops->rx_burst(q, pkts, burst);
 		CHECK(n <= burst, "rx_burst returned %u > max %u", n, burst);
 		for (unsigned i = 0; i < n && fn; i++)
@@ -208,7 +178,7 @@ static unsigned rx_drain(struct port_queue *q, unsigned burst, unsigned want, in
 		tport.ops->rx_release(q);
 		got += n;
 		if (n)
-			last = now_ms();
+			last = (long)mono_ms();
 		else
 			poll(&pfd, 1, 5);
 	}
@@ -279,7 +249,7 @@ static bool wait_running(void)
 	int ifindex1 = if_nametoindex(DEV1);
 	bool up0 = false, up1 = false;
 
-	for (long end = now_ms() + 3000; now_ms() < end; usleep(5000)) {
+	for (long end = (long)mono_ms() + 3000; (long)mono_ms() < end; usleep(5000)) {
 		if (netdev_link_is_up(tport.ifindex, &up0) == 0 && up0 &&
 		    netdev_link_is_up(ifindex1, &up1) == 0 && up1)
 			return true;
@@ -516,7 +486,7 @@ static void test_tx(bool bypass)
 	CHECK(tx_seq_burst(q, 160, 1, 100) == 0, "no slot left");
 	CHECK(tport.ops->tx_flush(q) == 0, "flush full ring");
 	CHECK(peer_count(100, 60, 100) == 60, "60 frames on the wire");
-	for (n = 0, end = now_ms() + 500; n == 0 && now_ms() < end; usleep(1000))
+	for (n = 0, end = (long)mono_ms() + 500; n == 0 && (long)mono_ms() < end; usleep(1000))
 		n = tx_seq_burst(q, 200, 1, 100);
 	CHECK(n == 1, "slots come back after the kernel sent them");
 	tport.ops->tx_flush(q);
@@ -545,35 +515,35 @@ static size_t tso_frame(uint8_t *f, uint32_t payload)
 
 	memcpy(f, mac1, 6);
 	memcpy(f + 6, tport.mac, 6);
-	put16(f + 12, ETH_P_IP);
+	wr16(f + 12, ETH_P_IP);
 	memset(ip, 0, 40);
 	ip[0] = 0x45;
-	put16(ip + 2, (uint16_t)tot);
-	put16(ip + 4, 0x1000);
-	put16(ip + 6, 0x4000);
+	wr16(ip + 2, (uint16_t)tot);
+	wr16(ip + 4, 0x1000);
+	wr16(ip + 6, 0x4000);
 	ip[8] = 63;
 	ip[9] = IPPROTO_TCP;
-	put32(ip + 12, 0x0a090001);
-	put32(ip + 16, 0x0a090002);
-	put16(ip + 10, csum_compute(ip, 20));
-	put16(th, 5001);
-	put16(th + 2, 5002);
-	put32(th + 4, TSO_SEQ);
-	put32(th + 8, 1);
+	wr32(ip + 12, 0x0a090001);
+	wr32(ip + 16, 0x0a090002);
+	wr16(ip + 10, csum_compute(ip, 20));
+	wr16(th, 5001);
+	wr16(th + 2, 5002);
+	wr32(th + 4, TSO_SEQ);
+	wr32(th + 8, 1);
 	th[12] = 5 << 4;
 	th[13] = 0x18; /* PSH, ACK */
-	put16(th + 14, 0xffff);
+	wr16(th + 14, 0xffff);
 	for (uint32_t i = 0; i < payload; i++)
 		th[20 + i] = (uint8_t)(i * 13 + i / 1000);
-	put16(th + 16,
+	wr16(th + 16,
 	      (uint16_t)~csum_fold(csum_partial_sum(ip + 12, 8, 0) + IPPROTO_TCP + tot - 20));
 	return 14 + tot;
 }
 
 static bool is_tso_segment(const uint8_t *f, size_t len)
 {
-	return len >= 54 && get16(f + 12) == ETH_P_IP && f[23] == IPPROTO_TCP &&
-	       get16(f + 36) == 5002;
+	return len >= 54 && rd16(f + 12) == ETH_P_IP && f[23] == IPPROTO_TCP &&
+	       rd16(f + 36) == 5002;
 }
 
 /* One segment cut from tso_frame(super): headers copied, lengths, IDs and sums redone. */
@@ -586,11 +556,11 @@ static void check_segment(const uint8_t *super, const uint8_t *f, ssize_t len, u
 	CHECK(len == (ssize_t)(54 + want), "segment %u: %zd bytes, want %u", i, len, 54 + want);
 	if (len != (ssize_t)(54 + want))
 		return;
-	CHECK(get16(ip + 2) == 40 + want && ip[8] == 63 && get16(ip + 6) == 0x4000,
+	CHECK(rd16(ip + 2) == 40 + want && ip[8] == 63 && rd16(ip + 6) == 0x4000,
 	      "segment %u: IP length/TTL/DF", i);
-	CHECK(get16(ip + 4) == 0x1000 + i, "segment %u: IP id %#x", i, get16(ip + 4));
+	CHECK(rd16(ip + 4) == 0x1000 + i, "segment %u: IP id %#x", i, rd16(ip + 4));
 	CHECK(csum_compute(ip, 20) == 0, "segment %u: IP checksum", i);
-	CHECK(get32(th + 4) == TSO_SEQ + i * mss, "segment %u: seq %u", i, get32(th + 4));
+	CHECK(rd32(th + 4) == TSO_SEQ + i * mss, "segment %u: seq %u", i, rd32(th + 4));
 	CHECK(csum_fold(csum_partial_sum(
 	          th, 20 + want, csum_partial_sum(ip + 12, 8, 0) + IPPROTO_TCP + 20 + want)) == 0,
 	      "segment %u: TCP checksum", i);
@@ -693,7 +663,7 @@ static size_t udp_frame(uint8_t *f, uint32_t seq)
 	memcpy(f + 12, hdr, sizeof(hdr));
 	f[35] = seq; /* the source port varies the flow hash */
 	memcpy(f + 42, MAGIC, 4);
-	put32(f + 46, seq);
+	wr32(f + 46, seq);
 	memset(f + 50, 0, 10);
 	return 60;
 }
@@ -834,7 +804,7 @@ static void rx_gso_note(const struct pkt *pk, void *arg)
 {
 	struct gso_seen *s = arg;
 
-	if (pk->len <= 1514 || get16(pk->data + 12) != ETH_P_IP || pk->data[23] != IPPROTO_TCP)
+	if (pk->len <= 1514 || rd16(pk->data + 12) != ETH_P_IP || pk->data[23] != IPPROTO_TCP)
 		return;
 	s->super++;
 	s->last = *pk;
@@ -851,7 +821,7 @@ static unsigned gso_stream_sink(struct port_queue *q, int lfd, struct gso_seen *
 	int cfd = -1;
 	ssize_t r = 1;
 
-	for (long end = now_ms() + 10000; r != 0 && now_ms() < end;) {
+	for (long end = (long)mono_ms() + 10000; r != 0 && (long)mono_ms() < end;) {
 		struct pollfd pfd[2] = {{.fd = cfd < 0 ? lfd : cfd, .events = POLLIN},
 		                        {.fd = tport.ops->rx_fd(q), .events = POLLIN}};
 
