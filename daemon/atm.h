@@ -13,9 +13,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "config.h"
+#include "config/config.h"
 #include "datapath/dataplane.h"
-#include "neigh.h"
+#include "daemon/neigh.h"
 
 struct event_base;
 struct atm_ctl;
@@ -80,12 +80,11 @@ typedef void (*atm_ping_fn)(void *arg, unsigned vc, uint32_t rtt_us);
 void atm_set_ping_cb(struct atm_ctl *a, atm_ping_fn fn, void *arg);
 
 /*
- * VC ids (slots of the dataplane's VC table: what events, the stats
- * snapshot, next hops' synthetic MACs and every atm_* call here use) and the
- * index of the PVC in the running configuration. -1 when there is none.
+ * The VC id (slot of the dataplane's VC table: what events, the stats
+ * snapshot, next hops' synthetic MACs and every atm_* call here use) of the
+ * PVC at index `pvc` in the running configuration; -1 when there is none.
  */
 int atm_vc_of_pvc(const struct atm_ctl *a, unsigned pvc);
-int atm_pvc_of_vc(const struct atm_ctl *a, unsigned vc);
 
 /*
  * Runtime PVC changes (RESTCONF, SIGHUP), in two steps so that a change that
@@ -109,8 +108,5 @@ void atm_pvc_abort(struct atm_ctl *a, struct atm_pvc_change *ch);
 /* Of a prepared change: VC ids it adds (counters start at zero) and deletes. */
 bool atm_pvc_change_adds(const struct atm_pvc_change *ch, unsigned vc);
 bool atm_pvc_change_deletes(const struct atm_pvc_change *ch, unsigned vc);
-
-/* JSON object members "vcs": [...], "atm-ports": [...] for the stats dump. */
-void atm_stats_json(const struct atm_ctl *a, const struct stats_snapshot *s, FILE *out);
 
 #endif

@@ -3,23 +3,24 @@
  * misses and ARP frames seen), every 100 ms run neighbour retries and aging,
  * every second collect ring drops; after RIB changes, wait one RCU grace
  * period and let freed ids be reused. Signals: SIGTERM/SIGINT stop cleanly,
- * SIGHUP reloads the startup file (mgmt_reload), SIGUSR1 writes the stats dump, SIGUSR2 sends one OAM loopback on every
- * ATM VC and logs the round trips.
+ * SIGHUP reloads the startup file (mgmt_reload), SIGUSR1 writes the stats
+ * dump. OAM loopbacks on demand are the vc-ping operation (cellgatectl vc ping).
  */
 #include <event2/event.h>
 #include <net/if.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <signal.h>
 #include <time.h>
 #include <urcu-qsbr.h>
 
-#include "control.h"
-#include "mgmt.h"
-#include "service.h"
-#include "datapath/log.h"
-#include "clock.h"
+#include "daemon/control.h"
+#include "daemon/mgmt.h"
+#include "daemon/service.h"
+#include "lib/log.h"
+#include "lib/clock.h"
 
 static void control_drain_events(struct control *ctl, uint64_t now)
 {
@@ -117,6 +118,26 @@ static void control_tick(evutil_socket_t fd, short what, void *arg)
 	control_reclaim(ctl);
 }
 
+void control_params_apply(struct control *ctl, const struct cfg *cfg)
+{
+	struct dp_params p = {
+	    .icmp_rate = cfg->icmp_rate,
+	    .icmp_burst = cfg->icmp_burst,
+	    /* A packet waits for ARP while its requests are retried, one a second. */
+	    .hold_timeout_ms = (cfg->arp_retries + 1) * 1000,
+	    .ip_options_forward = cfg->ip_options_forward,
+	};
+
+	dp_params_set(ctl->dp, &p);
+}
+
+void control_cfg_replace(struct control *ctl, struct cfg *next)
+{
+	cfg_free(ctl->cfg);
+	*ctl->cfg = *next;
+	memset(next, 0, sizeof(*next));
+}
+
 static void control_signal(evutil_socket_t sig, short what, void *arg)
 {
 	struct control *ctl = arg;
@@ -131,9 +152,10 @@ static void control_signal(evutil_socket_t sig, short what, void *arg)
 		mgmt_reload(ctl);
 		break;
 	case SIGUSR2:
-		/* Until the CLI has "vc ping": one OAM loopback on every VC, RTTs logged. */
-		for (unsigned v = 0; v < ctl->dp->nvcs; v++)
-			atm_vc_ping(ctl->atm, v);
+		/* It pinged every VC before vc-ping existed; scripts that still send it must not
+		 * kill the daemon (the default action). */
+		log_info("SIGUSR2: ignored: OAM loopbacks on demand are 'cellgatectl vc ping PORT "
+		         "VPI/VCI' (RESTCONF operation vc-ping)");
 		break;
 	case SIGUSR1:
 		control_ring_drops(ctl);

@@ -5,11 +5,11 @@
 #ifndef CELLGATE_CONTROL_H
 #define CELLGATE_CONTROL_H
 
-#include "atm.h"
-#include "config.h"
+#include "daemon/atm.h"
+#include "config/config.h"
 #include "datapath/dataplane.h"
-#include "neigh.h"
-#include "rib.h"
+#include "daemon/neigh.h"
+#include "daemon/rib.h"
 
 struct snmp_agent;
 struct snmp_source;
@@ -44,8 +44,20 @@ struct control {
 	uint64_t vc_clear_ms[VC_MAX];
 };
 
-/* CLOCK_REALTIME in milliseconds. */
-uint64_t control_realtime_ms(void);
+/*
+ * What management changes in the running daemon goes through these, never by
+ * writing struct control or the dataplane directly.
+ *
+ * control_params_apply: the forwarding parameters of `cfg` (ICMP rate and
+ * burst, ARP hold time, IP options) to the running workers.
+ * control_stats_vc_reset: VC id `vc` is new (runtime PVC add): its counters
+ * start from zero, with no clear time.
+ * control_cfg_replace: `next` becomes the running configuration, in place
+ * (the neighbour and ATM code keep a pointer to it); *next is left zeroed.
+ */
+void control_params_apply(struct control *ctl, const struct cfg *cfg);
+void control_stats_vc_reset(struct control *ctl, unsigned vc);
+void control_cfg_replace(struct control *ctl, struct cfg *next);
 
 /*
  * The stats snapshot all readers share (stats dump, RESTCONF, /metrics,

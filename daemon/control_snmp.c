@@ -8,9 +8,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "control.h"
-#include "datapath/log.h"
-#include "fpm.h"
+#include "daemon/control.h"
+#include "lib/log.h"
+#include "lib/clock.h"
+#include "daemon/fpm.h"
 #include "mgmt/snmp/snmp.h"
 
 static void snmp_stats_take(void *arg, struct stats_snapshot *snap)
@@ -68,15 +69,12 @@ static void snmp_source_vcs(struct control *ctl, struct snmp_source *src);
 static void snmp_source_fill(struct control *ctl, struct snmp_source *src)
 {
 	const struct cfg *cfg = ctl->cfg;
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
 	src->arg = ctl;
 	src->stats_take = snmp_stats_take;
 	src->vc_learned = snmp_vc_learned;
 	src->fib = snmp_fib;
 	src->fpm = snmp_fpm;
-	src->start_ms = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	src->start_ms = realtime_ms();
 	src->nports = ctl->dp->nports;
 	for (unsigned p = 0; p < ctl->dp->nports; p++) {
 		struct snmp_port_info *pi = &src->port[p];

@@ -14,10 +14,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "datapath/log.h"
-#include "fpm.h"
-#include "fpm_table.h"
+#include "lib/clock.h"
+#include "lib/log.h"
+#include "daemon/fpm.h"
+#include "daemon/fpm_table.h"
 
 #define FPM_BUF_SIZE       (1u << 20) /* stream buffer; always room for one whole frame */
 #define FPM_READ_BUDGET    (1u << 20) /* bytes per callback, so timers and signals keep running */

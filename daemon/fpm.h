@@ -12,9 +12,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "config_fpm.h"
+#include "config/config_fpm.h"
 #include "datapath/dataplane.h"
-#include "rib.h"
+#include "daemon/rib.h"
 
 struct event_base;
 struct fpm_server;

@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "datapath/log.h"
-#include "fpm_table_priv.h"
+#include "lib/log.h"
+#include "daemon/fpm_table_priv.h"
 
 static void nh_free_obj(struct fpm_table *t, struct fpm_nh *n)
 {

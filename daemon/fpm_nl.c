@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "fpm_nl.h"
+#include "daemon/fpm_nl.h"
 
 const char *const fpm_err_name[FPM_E__MAX] = {[FPM_OK] = "ok",
 #define X(id, name, desc) [FPM_E_##id] = name,

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fpm_table_priv.h"
+#include "daemon/fpm_table_priv.h"
 
 void fpm_r6_free_all(struct fpm_table *t)
 {

@@ -13,8 +13,9 @@
 #include <sys/socket.h>
 #include <time.h>
 
-#include "datapath/log.h"
-#include "fpm_table_priv.h"
+#include "lib/clock.h"
+#include "lib/log.h"
+#include "daemon/fpm_table_priv.h"
 
 const char *const fpm_reject_name[FPM_REJ__MAX] = {
 #define X(id, name, desc, detail) [FPM_REJ_##id] = name,
@@ -43,8 +44,6 @@ static const char *const fpm_err_desc[FPM_E__MAX] = {[FPM_OK] = "no error",
 #define R4_SLOTS_INIT   (1u << 16)
 #define R6_BUCKETS_INIT 1024u
 #define NHIX_SLOTS_INIT 1024u
-#define LOG_WINDOW_S    10
-#define LOG_PER_WINDOW  20
 
 struct fpm_table *fpm_table_new(struct rib *rib, const struct dataplane *dp)
 {
@@ -83,27 +82,16 @@ void fpm_table_free(struct fpm_table *t)
 	free(t);
 }
 
+#define FPM_LOG_WHAT "fpm: messages about bad routes (see the fpm counters)"
+
+/* A broken peer can send millions of bad messages: log a few, count all (log_limit). */
 void fpm_log_limited(struct fpm_table *t, const char *fmt, ...)
 {
-	struct timespec ts;
 	char buf[512];
 	va_list ap;
 
-	/* A broken peer can send millions of bad messages: log a few, count all. */
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	uint64_t w = (uint64_t)ts.tv_sec / LOG_WINDOW_S;
-	if (w != t->log_window) {
-		if (t->log_suppressed)
-			log_warnx("fpm: %lu more such messages in the last %d s not logged "
-			          "(see the fpm counters in stats.json)",
-			          t->log_suppressed, LOG_WINDOW_S);
-		t->log_window = w;
-		t->log_count = t->log_suppressed = 0;
-	}
-	if (t->log_count++ >= LOG_PER_WINDOW) {
-		t->log_suppressed++;
+	if (!log_limit_pass(&t->log_lim, mono_coarse_ms() / 1000, FPM_LOG_WHAT))
 		return;
-	}
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
@@ -557,11 +545,6 @@ bool fpm_table_sweep(struct fpm_table *t, unsigned budget)
 	t->settled = true;
 	fpm_nh_settle(t);
 	return true;
-}
-
-bool fpm_table_settled(const struct fpm_table *t)
-{
-	return t->settled;
 }
 
 void fpm_table_get_counters(const struct fpm_table *t, struct fpm_table_counters *out)

@@ -20,8 +20,8 @@
 #include <stdint.h>
 
 #include "datapath/dataplane.h"
-#include "fpm_nl.h"
-#include "rib.h"
+#include "daemon/fpm_nl.h"
+#include "daemon/rib.h"
 
 /*
  * Why a route zebra sent is not forwarded by cellgated (counted, logged
@@ -113,7 +113,6 @@ uint64_t fpm_table_reconfirmed(const struct fpm_table *t);
  */
 bool fpm_table_sweep(struct fpm_table *t, unsigned budget);
 
-bool fpm_table_settled(const struct fpm_table *t);
 
 void fpm_table_get_counters(const struct fpm_table *t, struct fpm_table_counters *out);
 

@@ -2,8 +2,9 @@
 #ifndef CELLGATE_FPM_TABLE_PRIV_H
 #define CELLGATE_FPM_TABLE_PRIV_H
 
-#include "fpm_table.h"
-#include "rib_priv.h"
+#include "daemon/fpm_table.h"
+#include "lib/log.h"
+#include "daemon/rib_priv.h"
 
 /* An IPv4 route of the main table: one entry of an oa_table. */
 enum {
@@ -97,7 +98,7 @@ struct fpm_table {
 	int cached_ifindex, cached_port;
 
 	struct fpm_table_counters c;
-	uint64_t log_window, log_count, log_suppressed;
+	struct log_limit log_lim; /* fpm_log_limited */
 };
 
 static inline uint64_t r4_key(uint32_t prefix, uint8_t len)

@@ -15,16 +15,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "atm.h"
-#include "config.h"
-#include "control.h"
-#include "datapath/log.h"
-#include "mgmt.h"
-#include "fpm.h"
-#include "netdev.h"
-#include "privdrop.h"
-#include "routes.h"
-#include "service.h"
+#include "daemon/atm.h"
+#include "config/config.h"
+#include "daemon/control.h"
+#include "lib/clock.h"
+#include "lib/log.h"
+#include "daemon/mgmt.h"
+#include "daemon/fpm.h"
+#include "daemon/netdev.h"
+#include "daemon/privdrop.h"
+#include "daemon/routes.h"
+#include "daemon/service.h"
 
 #define DEFAULT_CONFIG "/etc/cellgate/cellgated.json"
 #define DEFAULT_RUNDIR "/run/cellgate"
@@ -139,11 +140,7 @@ static int port_setup(struct dataplane *dp, const struct cfg *cfg, unsigned i)
 	if ((err = netdev_set_up(pt->ifindex)) != 0)
 		return err;
 	netdev_gro_off(cp->netdev); /* best effort: logged inside */
-	for (unsigned a = 0; a < cp->naddrs; a++)
-		if ((err = netdev_addr4_add(pt->ifindex, cp->addrs[a].addr, cp->addrs[a].plen)) !=
-		    0)
-			return err;
-	return 0;
+	return netdev_addr4_set(pt->ifindex, cp->addrs, cp->naddrs);
 }
 
 /* Open queues 0..n-1 of dataplane port i. */
@@ -289,7 +286,7 @@ static int run(struct options *o, struct cfg *cfg)
 	                      .rundir = o->rundir,
 	                      .config_path = o->config,
 	                      .yang_dir = o->yang_dir,
-	                      .start_ms = control_realtime_ms()};
+	                      .start_ms = realtime_ms()};
 	int rc = 1;
 
 	if (netdev_ip_forward_get() == 1)
@@ -297,12 +294,7 @@ static int run(struct options *o, struct cfg *cfg)
 		          "set it to 0 in the router's namespace");
 	if (dp_init(&dp, 0) != 0)
 		fatalx("out of memory allocating the FIB");
-	dp.params = (struct dp_params){
-	    .icmp_rate = cfg->icmp_rate,
-	    .icmp_burst = cfg->icmp_burst,
-	    .hold_timeout_ms = (cfg->arp_retries + 1) * 1000,
-	    .ip_options_forward = cfg->ip_options_forward,
-	};
+	control_params_apply(&ctl, cfg);
 	ctl.atm = atm_new(&dp, cfg);
 	ctl.neigh = neigh_new(&dp, cfg);
 	ctl.rib = ctl.neigh ? rib_new(&dp, neigh_l2_seed, ctl.neigh) : NULL;

@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "datapath/log.h"
-#include "mgmt.h"
+#include "lib/log.h"
+#include "daemon/mgmt.h"
 #include "mgmt/restconf/restconf.h"
-#include "routes.h"
+#include "daemon/routes.h"
 
 #define PING_COUNT_MAX 10
 
@@ -94,13 +94,9 @@ static void pvc_changed(struct mgmt *m, const struct atm_pvc_change *pch)
 {
 	struct control *ctl = m->ctl;
 
-	for (unsigned v = 0; v < VC_MAX; v++) {
-		if (!atm_pvc_change_adds(pch, v))
-			continue;
-		if (ctl->stats_base)
-			memset(&ctl->stats_base->vc[v], 0, sizeof(ctl->stats_base->vc[v]));
-		ctl->vc_clear_ms[v] = 0;
-	}
+	for (unsigned v = 0; v < VC_MAX; v++)
+		if (atm_pvc_change_adds(pch, v))
+			control_stats_vc_reset(ctl, v);
 	for (struct mgmt_ping *pg = m->pings, *next; pg; pg = next) {
 		next = pg->next;
 		if (atm_pvc_change_deletes(pch, pg->vc))
@@ -133,21 +129,12 @@ static int cfg_apply(struct mgmt *m, struct cfg *next, struct restconf_err *err)
 	bool pvcs_changed = pch != NULL;
 	pvc_changed(m, pch);
 	atm_pvc_commit(ctl->atm, pch, next);
-	/* Workers read these with plain loads; each is one aligned store. */
-	__atomic_store_n(&ctl->dp->params.icmp_rate, next->icmp_rate, __ATOMIC_RELAXED);
-	__atomic_store_n(&ctl->dp->params.icmp_burst, next->icmp_burst, __ATOMIC_RELAXED);
-	__atomic_store_n(&ctl->dp->params.hold_timeout_ms, (next->arp_retries + 1) * 1000,
-	                 __ATOMIC_RELAXED);
-	__atomic_store_n(&ctl->dp->params.ip_options_forward, next->ip_options_forward,
-	                 __ATOMIC_RELAXED);
+	control_params_apply(ctl, next);
 	/*
-	 * In place: the neighbour and ATM code keep a pointer to *ctl->cfg. Ports
-	 * and subinterfaces are unchanged (above); PVC indexes may have moved,
-	 * and atm_pvc_commit mapped the VC ids to next's already.
+	 * Ports and subinterfaces are unchanged (above); PVC indexes may have
+	 * moved, and atm_pvc_commit mapped the VC ids to next's already.
 	 */
-	cfg_free(cur);
-	*cur = *next;
-	memset(next, 0, sizeof(*next));
+	control_cfg_replace(ctl, next);
 	if (pvcs_changed)
 		control_snmp_vcs_changed(ctl); /* reads the new cfg: after the swap */
 	return 0;

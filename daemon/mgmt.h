@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "control.h"
+#include "daemon/control.h"
 
 /* The FPM session as /cellgate/state/fpm shows it. */
 struct mgmt_fpm_state {

@@ -11,17 +11,13 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "fpm.h"
-#include "mgmt.h"
-#include "netdev.h"
+#include "daemon/fpm.h"
+#include "daemon/mgmt.h"
+#include "lib/addr.h"
+#include "daemon/netdev.h"
 #include "mgmt/snmp/snmp.h"
-#include "stats_fields.h"
+#include "daemon/stats_fields.h"
 
-static const char *ip_str(uint32_t ip, char *buf)
-{
-	struct in_addr a = {.s_addr = htonl(ip)};
-	return inet_ntop(AF_INET, &a, buf, INET_ADDRSTRLEN);
-}
 
 /* yang:date-and-time (RFC 6991), UTC. */
 static void json_time(FILE *out, const char *name, uint64_t realtime_ms)
@@ -110,7 +106,7 @@ static void state_vc(FILE *out, const struct control *ctl, const struct stats_sn
 		json_time(out, "last-change", sv->oper_change_ms);
 	if (info.peer)
 		fprintf(out, ",\"peer-address\":\"%s\",\"peer-source\":\"%s\"",
-		        ip_str(info.peer, b), info.peer_learned ? "inatmarp" : "static");
+		        ip4_str(info.peer, b), info.peer_learned ? "inatmarp" : "static");
 	if (info.last_rtt_us)
 		fprintf(out, ",\"last-loopback-rtt\":%u", info.last_rtt_us);
 	json_time(out, "discontinuity-time",
@@ -154,7 +150,7 @@ static void state_route(void *arg, const struct rib_entry *e)
 	bool fwd = e->type == NH_GATEWAY || e->type == NH_GLEAN;
 
 	fprintf(w->out, "%s{\"prefix\":\"%s/%u\",\"source\":\"%s\",\"type\":\"%s\"",
-	        w->first ? "" : ",", ip_str(e->prefix, b), e->len, rib_source_name(e->source),
+	        w->first ? "" : ",", ip4_str(e->prefix, b), e->len, rib_source_name(e->source),
 	        route_type(e->type));
 	w->first = false;
 	if (!fwd || !e->npaths) {
@@ -166,7 +162,7 @@ static void state_route(void *arg, const struct rib_entry *e)
 		const struct rib_path *p = &e->paths[i];
 		fprintf(w->out, "%s{", i ? "," : "");
 		if (e->type == NH_GATEWAY)
-			fprintf(w->out, "\"address\":\"%s\",", ip_str(p->gw, b));
+			fprintf(w->out, "\"address\":\"%s\",", ip4_str(p->gw, b));
 		fprintf(w->out, "\"interface\":\"%s\",\"weight\":%u}",
 		        w->ctl->dp->ports[p->port].name, p->weight);
 	}
@@ -182,7 +178,7 @@ static void state_neighbor(void *arg, uint16_t port, uint32_t ip, const uint8_t 
 	int vc = st == NEIGH_REACHABLE ? vc_mac_vc(mac) : -1;
 
 	fprintf(w->out, "%s{\"interface\":\"%s\",\"address\":\"%s\",\"state\":\"%s\"",
-	        w->first ? "" : ",", w->ctl->dp->ports[port].name, ip_str(ip, b),
+	        w->first ? "" : ",", w->ctl->dp->ports[port].name, ip4_str(ip, b),
 	        names[st <= NEIGH_FAILED ? st : 0]);
 	w->first = false;
 	if (vc >= 0 && w->ctl->dp->vcs && (unsigned)vc < w->ctl->dp->nvcs)

@@ -8,8 +8,9 @@
 #include <unistd.h>
 
 #include "datapath/arp.h"
-#include "datapath/log.h"
-#include "neigh.h"
+#include "lib/addr.h"
+#include "lib/log.h"
+#include "daemon/neigh.h"
 
 #define NEIGH_BUCKETS        4096
 #define NEIGH_RETRY_MS       1000
@@ -58,11 +59,6 @@ static struct neigh_entry *neigh_find(const struct neigh_table *nt, uint16_t por
 	return NULL;
 }
 
-static const char *ip_str(uint32_t ip, char *buf)
-{
-	struct in_addr a = {.s_addr = htonl(ip)};
-	return inet_ntop(AF_INET, &a, buf, INET_ADDRSTRLEN);
-}
 
 struct neigh_table *neigh_new(struct dataplane *dp, const struct cfg *cfg)
 {
@@ -162,7 +158,7 @@ static void neigh_send(struct neigh_table *nt, struct neigh_entry *e, bool unica
 		nt->ctr.send_errors++;
 		if (nt->ctr.send_errors < 10 || nt->ctr.send_errors % 1000 == 0) {
 			char b[INET_ADDRSTRLEN];
-			log_warn("port %s: ARP request for %s", pt->name, ip_str(e->ip, b));
+			log_warn("port %s: ARP request for %s", pt->name, ip4_str(e->ip, b));
 		}
 		return;
 	}
@@ -304,7 +300,7 @@ static void neigh_fail(struct neigh_table *nt, struct neigh_entry *e, uint64_t n
 	nt->ctr.resolve_failed++;
 	if (log_limit_pass(&nt->fail_log, now_ms / 1000, NEIGH_FAIL_WHAT))
 		log_info("port %s: neighbour %s did not answer %u ARP requests",
-		         nt->dp->ports[e->port].name, ip_str(e->ip, b), e->tries);
+		         nt->dp->ports[e->port].name, ip4_str(e->ip, b), e->tries);
 	e->state = NEIGH_FAILED;
 	e->next_ms = now_ms + NEIGH_FAILED_HOLD_MS;
 	neigh_publish(nt, e);
@@ -383,7 +379,7 @@ void neigh_dump_json(const struct neigh_table *nt, FILE *out)
 			fprintf(out,
 			        "%s{\"port\":\"%s\",\"address\":\"%s\",\"mac\":\"%02x:%02x:%02x:%"
 			        "02x:%02x:%02x\",\"state\":\"%s\"}",
-			        first ? "" : ",", nt->dp->ports[e->port].name, ip_str(e->ip, ip),
+			        first ? "" : ",", nt->dp->ports[e->port].name, ip4_str(e->ip, ip),
 			        e->mac[0], e->mac[1], e->mac[2], e->mac[3], e->mac[4], e->mac[5],
 			        st[e->state]);
 			first = false;

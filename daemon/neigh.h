@@ -12,9 +12,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "config.h"
+#include "config/config.h"
 #include "datapath/dataplane.h"
-#include "rib.h"
+#include "daemon/rib.h"
 
 struct neigh_table;
 

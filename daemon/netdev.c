@@ -21,8 +21,9 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#include "datapath/log.h"
-#include "netdev.h"
+#include "lib/log.h"
+#include "daemon/netdev.h"
+#include "config/config.h"
 
 /* Large enough for any single rtnetlink reply and for the kernel's dump chunks. */
 #define NETDEV_NL_BUF     (32u << 10)
@@ -428,6 +429,7 @@ static int netdev_addr4_dump(struct netdev_addr_list *l, struct netdev_nl *ctx)
 	return netdev_nl_talk(nlh, true, netdev_addr_dump_cb, ctx);
 }
 
+/* Only netdev_addr4_flush_others deletes addresses, and says why. */
 static int netdev_addr4_del(int ifindex, const struct netdev_addr *a)
 {
 	char label[IF_NAMESIZE + 16], what[48];
@@ -442,7 +444,7 @@ static int netdev_addr4_del(int ifindex, const struct netdev_addr *a)
 		return 0;
 	if (err)
 		return netdev_fail(netdev_label(ifindex, label), what, -err, ctx.ext_msg);
-	log_debug("netdev %s: %s", netdev_label(ifindex, label), what);
+	log_info("netdev %s: %s: not in the configuration", netdev_label(ifindex, label), what);
 	return 0;
 }
 
@@ -471,6 +473,23 @@ int netdev_addr4_flush_others(int ifindex, const uint32_t *keep, const uint8_t *
 	} while (!err && l->overflow);
 	free(l);
 	return err;
+}
+
+int netdev_addr4_set(int ifindex, const struct cfg_addr4 *addrs, unsigned n)
+{
+	uint32_t keep[CFG_ADDR_MAX];
+	uint8_t plens[CFG_ADDR_MAX];
+	int err;
+
+	if (n > CFG_ADDR_MAX)
+		return -EINVAL;
+	for (unsigned i = 0; i < n; i++) {
+		if ((err = netdev_addr4_add(ifindex, addrs[i].addr, addrs[i].plen)) != 0)
+			return err;
+		keep[i] = addrs[i].addr;
+		plens[i] = addrs[i].plen;
+	}
+	return netdev_addr4_flush_others(ifindex, keep, plens, n);
 }
 
 static int netdev_ethtool(int fd, const char *name, struct ethtool_value *ev)

@@ -26,8 +26,15 @@ int netdev_link_is_up(int ifindex, bool *up);
  */
 int netdev_addr4_add(int ifindex, uint32_t addr_host_order, uint8_t plen);
 
-/* Delete every IPv4 address on ifindex that is not one of keep[i]/plens[i]. */
+/* Delete every IPv4 address on ifindex that is not one of keep[i]/plens[i] (each logged). */
 int netdev_addr4_flush_others(int ifindex, const uint32_t *keep, const uint8_t *plens, unsigned n);
+
+/*
+ * Make the netdev's IPv4 addresses exactly addrs[0..n-1]: add the missing
+ * ones, delete the rest (left by an earlier configuration, or added by hand).
+ */
+struct cfg_addr4;
+int netdev_addr4_set(int ifindex, const struct cfg_addr4 *addrs, unsigned n);
 
 /*
  * Turn off GRO (and LRO where the device has it): the datapath forwards frame

@@ -5,8 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "datapath/log.h"
-#include "privdrop.h"
+#include "lib/log.h"
+#include "daemon/privdrop.h"
 
 int privdrop_lookup(const char *user, uid_t *uid, gid_t *gid)
 {

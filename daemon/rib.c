@@ -3,8 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "datapath/log.h"
-#include "rib_priv.h"
+#include "lib/log.h"
+#include "lib/addr.h"
+#include "daemon/rib_priv.h"
 
 static const char *const source_names[RIB_SRC__MAX] = {
     [RIB_SRC_LOCAL] = "local",   [RIB_SRC_CONNECTED] = "connected", [RIB_SRC_FRR] = "frr",
@@ -16,16 +17,6 @@ const char *rib_source_name(enum rib_source s)
 	return s < RIB_SRC__MAX ? source_names[s] : "?";
 }
 
-/* "a.b.c.d/len" for log messages; formatted only when something is logged. */
-static const char *pfx_str(uint32_t prefix, uint8_t len, char *buf, size_t sz)
-{
-	struct in_addr a = {.s_addr = htonl(prefix)};
-	char ip[INET_ADDRSTRLEN];
-
-	inet_ntop(AF_INET, &a, ip, sizeof(ip));
-	snprintf(buf, sz, "%s/%u", ip, len);
-	return buf;
-}
 
 #define ROUTE_USED       (1ull << 40)
 #define ROUTE_SLOTS_INIT (1u << 16)
@@ -37,7 +28,8 @@ static uint64_t route_key(uint32_t prefix, uint8_t len)
 
 static const char *route_str(uint64_t key, char *buf, size_t sz)
 {
-	return pfx_str((uint32_t)(key >> 8), (uint8_t)key, buf, sz);
+	(void)sz;
+	return pfx4_str((uint32_t)(key >> 8), (uint8_t)key, buf);
 }
 
 struct rib *rib_new(struct dataplane *dp, rib_l2_seed_fn seed, void *seed_arg)
@@ -105,7 +97,7 @@ static uint32_t rib_group_build(struct rib *rib, enum nh_type type, const struct
 			char b[INET_ADDRSTRLEN + 4];
 			log_warnx(
 			    "route %s: next hop %s is not on a connected subnet: path skipped",
-			    route_str(key, what, sizeof(what)), pfx_str(gw, 32, b, sizeof(b)));
+			    route_str(key, what, sizeof(what)), ip4_str(gw, b));
 			continue;
 		}
 		uint32_t id = rib_nh_ref(rib, type, (uint16_t)port, gw);
@@ -173,7 +165,7 @@ int rib_route_set(struct rib *rib, uint32_t prefix, uint8_t len, enum rib_source
 	if (len > 32 || (len < 32 && (prefix & (0xffffffffu >> len)))) {
 		char what[INET_ADDRSTRLEN + 4];
 		log_warnx("route %s: host bits set or length above 32",
-		          pfx_str(prefix, len, what, sizeof(what)));
+		          pfx4_str(prefix, len, what));
 		return -EINVAL;
 	}
 	uint32_t g = rib_group_build(rib, type, paths, npaths, key);

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "datapath/log.h"
-#include "rib_priv.h"
+#include "lib/log.h"
+#include "daemon/rib_priv.h"
 
 static uint32_t hash32(uint64_t k)
 {

@@ -1,9 +1,9 @@
 #ifndef CELLGATE_RIB_PRIV_H
 #define CELLGATE_RIB_PRIV_H
 
-#include "config.h"
-#include "oa_table.h"
-#include "rib.h"
+#include "config/config.h"
+#include "daemon/oa_table.h"
+#include "daemon/rib.h"
 
 #define NH_BUCKETS    16384
 #define NHG_BUCKETS   16384

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "routes.h"
+#include "daemon/routes.h"
 
 /*
  * The dataplane port a route names: an Ethernet or ATM port (same index as in

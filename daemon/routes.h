@@ -2,8 +2,8 @@
 #ifndef CELLGATE_ROUTES_H
 #define CELLGATE_ROUTES_H
 
-#include "config.h"
-#include "rib.h"
+#include "config/config.h"
+#include "daemon/rib.h"
 
 /*
  * Install local (/32 per address, subnet broadcast) and connected routes for

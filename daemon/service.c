@@ -6,8 +6,8 @@
 #include <systemd/sd-daemon.h>
 #endif
 
-#include "datapath/log.h"
-#include "service.h"
+#include "lib/log.h"
+#include "daemon/service.h"
 
 #ifdef HAVE_SYSTEMD
 static void notify(const char *msg)
@@ -32,13 +32,6 @@ void service_ready(const char *status)
 	notify(msg);
 }
 
-void service_status(const char *status)
-{
-	char msg[256];
-
-	snprintf(msg, sizeof(msg), "STATUS=%s", status);
-	notify(msg);
-}
 
 void service_stopping(void)
 {

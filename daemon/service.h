@@ -12,7 +12,6 @@
 #include "datapath/dataplane.h"
 
 void service_ready(const char *status);
-void service_status(const char *status);
 void service_stopping(void);
 
 /*

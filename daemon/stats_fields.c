@@ -1,4 +1,4 @@
-#include "stats_fields.h"
+#include "daemon/stats_fields.h"
 
 #define F(type, name, member)                                                                      \
 	{                                                                                          \

@@ -1,16 +1,17 @@
 /*
  * The stats snapshot every reader takes (the JSON dump here, SNMP), and the
- * dump: one JSON document built from it.
+ * dump (RUNDIR/stats.json, SIGUSR1): one JSON document built from it.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "control.h"
-#include "datapath/log.h"
-#include "stats_fields.h"
-#include "fpm.h"
+#include "daemon/control.h"
+#include "lib/addr.h"
+#include "lib/log.h"
+#include "daemon/stats_fields.h"
+#include "daemon/fpm.h"
 
 static void port_json(FILE *out, const struct port *pt, const struct stats_port *sp)
 {
@@ -22,6 +23,58 @@ static void port_json(FILE *out, const struct port *pt, const struct stats_port 
 	for (unsigned r = 0; r < DROP__MAX; r++)
 		fprintf(out, "%s\"%s\":%lu", r ? "," : "", drop_reason_name[r], sp->c.drops[r]);
 	fputs("}}", out);
+}
+
+/* "vcs": [...] in configuration order (port, VPI, VCI), whatever VC ids runtime changes gave. */
+static void vcs_json(struct control *ctl, const struct stats_snapshot *s, FILE *out)
+{
+	const struct cfg *cfg = ctl->cfg;
+	char b[IP4_STRLEN];
+
+	fputs(",\"vcs\":[", out);
+	for (unsigned i = 0, first = 1; i < cfg->npvcs; i++) {
+		int v = atm_vc_of_pvc(ctl->atm, i);
+		if (v < 0 || (unsigned)v >= s->nvcs)
+			continue;
+		const struct stats_vc *sv = &s->vc[v];
+		const struct vc_counters *c = &sv->c;
+		struct atm_vc_info info;
+
+		atm_vc_info(ctl->atm, (unsigned)v, &info);
+		fprintf(out,
+		        "%s{\"port\":\"%s\",\"interface\":\"%s\",\"vpi\":%u,\"vci\":%u,"
+		        "\"oper\":\"%s\",\"oper-change-ms\":%lu,\"peer\":\"%s\"",
+		        first ? "" : ",", ctl->dp->ports[sv->atm_port].name,
+		        ctl->dp->ports[sv->subif].name, sv->vpi, sv->vci,
+		        sv->oper == VC_OPER_UP ? "up" : "down", sv->oper_change_ms,
+		        ip4_str(info.peer, b));
+		stats_fields_json(out, vc_counter_fields, c, false);
+		fprintf(out, ",\"last-ping-rtt-us\":%u,\"discards-total\":%lu,\"discards\":{",
+		        info.last_rtt_us, sv->discards_total);
+		for (unsigned r = 0; r < VC_DROP__MAX; r++)
+			fprintf(out, "%s\"%s\":%lu", r ? "," : "", vc_drop_name[r], c->discards[r]);
+		fputs("}}", out);
+		first = 0;
+	}
+	fputc(']', out);
+}
+
+/* "atm-ports": [...]; the TUN readers' drops are in the snapshot already (atm_stats_fixup). */
+static void atm_ports_json(struct control *ctl, const struct stats_snapshot *s, FILE *out)
+{
+	bool first = true;
+
+	fputs(",\"atm-ports\":[", out);
+	for (unsigned p = 0; p < ctl->dp->nports; p++) {
+		if (!s->is_atm[p])
+			continue;
+		fprintf(out, "%s{\"name\":\"%s\",\"carrier\":\"%s\"", first ? "" : ",",
+		        ctl->dp->ports[p].name, atm_port_carrier(ctl->atm, p));
+		stats_fields_json(out, atm_port_counter_fields, &s->atm[p], false);
+		fputc('}', out);
+		first = false;
+	}
+	fputc(']', out);
 }
 
 void control_stats_json(struct control *ctl, FILE *out)
@@ -60,7 +113,8 @@ void control_stats_json(struct control *ctl, FILE *out)
 		        snap.worker_bursts[w], snap.worker_held[w]);
 	fputs("],\"fpm\":", out);
 	fpm_server_stats_json(ctl->fpm, out);
-	atm_stats_json(ctl->atm, &snap, out);
+	vcs_json(ctl, &snap, out);
+	atm_ports_json(ctl, &snap, out);
 	fputs("}\n", out);
 }
 

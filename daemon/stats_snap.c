@@ -10,14 +10,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "clock.h"
-#include "control.h"
-#include "stats_fields.h"
-
-uint64_t control_realtime_ms(void)
-{
-	return realtime_ms();
-}
+#include "lib/clock.h"
+#include "daemon/control.h"
+#include "daemon/stats_fields.h"
 
 static void snap_raw(struct control *ctl, struct stats_snapshot *snap)
 {
@@ -54,7 +49,7 @@ static bool vc_of_port(const struct stats_vc *v, int port)
 int control_stats_clear(struct control *ctl, int port)
 {
 	struct stats_snapshot *now = malloc(sizeof(*now));
-	uint64_t t = control_realtime_ms();
+	uint64_t t = realtime_ms();
 
 	if (!now)
 		return -ENOMEM;
@@ -78,4 +73,13 @@ int control_stats_clear(struct control *ctl, int port)
 	}
 	free(now);
 	return 0;
+}
+
+void control_stats_vc_reset(struct control *ctl, unsigned vc)
+{
+	if (vc >= VC_MAX)
+		return;
+	if (ctl->stats_base)
+		memset(&ctl->stats_base->vc[vc], 0, sizeof(ctl->stats_base->vc[vc]));
+	ctl->vc_clear_ms[vc] = 0;
 }

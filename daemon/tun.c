@@ -8,9 +8,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "datapath/log.h"
-#include "netdev.h"
-#include "tun.h"
+#include "lib/log.h"
+#include "daemon/netdev.h"
+#include "daemon/tun.h"
 
 static int tun_fail(const char *name, const char *what, int err)
 {

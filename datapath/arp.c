@@ -1,7 +1,7 @@
 #include <string.h>
 
-#include "arp.h"
-#include "ip4.h"
+#include "datapath/arp.h"
+#include "datapath/ip4.h"
 
 bool arp_parse(const uint8_t *frame, uint32_t len, struct arp_info *out)
 {

@@ -2,9 +2,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dataplane.h"
-#include "port_cellpw.h"
-#include "worker_priv.h"
+#include "datapath/dataplane.h"
+#include "datapath/port_cellpw.h"
+#include "datapath/worker_priv.h"
 
 const char *const drop_reason_name[DROP__MAX] = {
 #define X(id, name, desc) [DROP_##id] = name,
@@ -40,6 +40,14 @@ int dp_init(struct dataplane *dp, uint32_t tbl8_groups)
 		return -ENOMEM;
 	}
 	return 0;
+}
+
+void dp_params_set(struct dataplane *dp, const struct dp_params *p)
+{
+	__atomic_store_n(&dp->params.icmp_rate, p->icmp_rate, __ATOMIC_RELEASE);
+	__atomic_store_n(&dp->params.icmp_burst, p->icmp_burst, __ATOMIC_RELEASE);
+	__atomic_store_n(&dp->params.hold_timeout_ms, p->hold_timeout_ms, __ATOMIC_RELEASE);
+	__atomic_store_n(&dp->params.ip_options_forward, p->ip_options_forward, __ATOMIC_RELEASE);
 }
 
 void dp_fini(struct dataplane *dp)

@@ -9,18 +9,25 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "event_ring.h"
-#include "fib/fib4.h"
-#include "nexthop.h"
-#include "port.h"
-#include "stats.h"
+#include "datapath/event_ring.h"
+#include "datapath/fib/fib4.h"
+#include "datapath/nexthop.h"
+#include "datapath/port.h"
+#include "datapath/stats.h"
 
+/*
+ * Forwarding parameters the control thread may change while workers run:
+ * each field is published on its own (dp_params_set, release stores) and
+ * read with dp_param() (acquire loads); no field depends on another.
+ */
 struct dp_params {
 	uint32_t icmp_rate; /* ICMP errors per second per worker (0 = none) */
 	uint32_t icmp_burst;
 	uint32_t hold_timeout_ms; /* how long a packet may wait for ARP */
 	bool ip_options_forward;
 };
+
+#define dp_param(dp, field) __atomic_load_n(&(dp)->params.field, __ATOMIC_ACQUIRE)
 
 struct worker;
 
@@ -36,6 +43,9 @@ struct dataplane {
 	unsigned nvcs;
 	int stop; /* set by the control thread, read by workers */
 };
+
+/* Control thread: publish new forwarding parameters (workers see each field change whole). */
+void dp_params_set(struct dataplane *dp, const struct dp_params *p);
 
 /* Allocate the FIB and next-hop tables. 0 or -ENOMEM. */
 int dp_init(struct dataplane *dp, uint32_t tbl8_groups);

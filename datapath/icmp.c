@@ -1,8 +1,8 @@
 #include <string.h>
 
-#include "csum.h"
-#include "icmp.h"
-#include "ip4.h"
+#include "datapath/csum.h"
+#include "datapath/icmp.h"
+#include "datapath/ip4.h"
 
 bool icmp4_error_allowed(const uint8_t *ip, bool l2_multicast)
 {

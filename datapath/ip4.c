@@ -1,5 +1,5 @@
-#include "ip4.h"
-#include "csum.h"
+#include "datapath/ip4.h"
+#include "datapath/csum.h"
 
 enum drop_reason ip4_validate(const uint8_t *ip, uint32_t avail, bool options_ok)
 {

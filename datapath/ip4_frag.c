@@ -1,9 +1,9 @@
 #include <errno.h>
 #include <string.h>
 
-#include "csum.h"
-#include "ip4.h"
-#include "ip4_frag.h"
+#include "datapath/csum.h"
+#include "datapath/ip4.h"
+#include "datapath/ip4_frag.h"
 
 /* RFC 791 3.1: options whose copied flag (top bit of the type) is set go in every fragment. */
 static uint8_t frag_copied_options(const uint8_t *opt, uint32_t len, uint8_t *out)

@@ -1,10 +1,10 @@
 #include <errno.h>
 #include <string.h>
 
-#include "csum.h"
-#include "ip4.h"
-#include "ip4_gso.h"
-#include "pkt.h"
+#include "datapath/csum.h"
+#include "datapath/ip4.h"
+#include "datapath/ip4_gso.h"
+#include "datapath/pkt.h"
 
 #define TCP_FIN 0x01
 #define TCP_PSH 0x08

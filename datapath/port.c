@@ -1,6 +1,6 @@
 #include <string.h>
 
-#include "port.h"
+#include "datapath/port.h"
 
 static const struct port_ops *const port_drivers[] = {
     &port_afpacket_ops,

@@ -10,22 +10,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "pkt.h"
-
-#define PORT_MAX      64
-#define WORKER_MAX    16
-#define PORT_NAME_MAX 32
+#include "datapath/pkt.h"
+#include "lib/port_settings.h"
 
 struct port;
 struct port_queue;
-
-/* Driver settings taken from the configuration (0 = driver default). */
-struct port_settings {
-	uint32_t rx_ring_frames; /* approximate RX ring capacity in frames */
-	uint32_t tx_ring_frames; /* TX ring slots */
-	bool promiscuous;
-	bool qdisc_bypass; /* PACKET_QDISC_BYPASS on TX */
-};
 
 struct port_ops {
 	const char *driver; /* "afpacket" */

@@ -21,7 +21,7 @@
  * default (netdev_gro_off). Needs a kernel with virtio headers in tpacket_snd
  * (TX ring); checked on 6.18.
  */
-#include "port_afpacket.h"
+#include "datapath/port_afpacket.h"
 
 int afpacket_fail(const struct port_queue *q, const char *what, int err)
 {

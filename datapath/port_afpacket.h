@@ -18,8 +18,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "port.h"
+#include "lib/log.h"
+#include "datapath/port.h"
 
 /*
  * RX block: 256 KiB holds four 64 KiB super-packets, ~170 MTU-sized frames or

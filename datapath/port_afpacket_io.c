@@ -1,5 +1,5 @@
 /* The afpacket driver's hot path: reading RX blocks, filling TX slots, kicking the kernel. */
-#include "port_afpacket.h"
+#include "datapath/port_afpacket.h"
 
 static inline struct tpacket_block_desc *afpacket_block(const struct port_queue *q, unsigned i)
 {

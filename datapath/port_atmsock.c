@@ -14,8 +14,8 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "port_atmsock_priv.h"
+#include "lib/log.h"
+#include "datapath/port_atmsock_priv.h"
 
 void atmsock_addr(struct sockaddr_atmpvc *sa, int itf, uint16_t vpi, uint16_t vci)
 {

@@ -31,7 +31,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "port.h"
+#include "datapath/port.h"
 
 #define ATMSOCK_VC_MAX 256 /* PVCs per port */
 /* Writable bytes in front of every received SDU, for turning it into a frame in place. */

@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <sys/epoll.h>
 
-#include "port_atmsock_priv.h"
+#include "datapath/port_atmsock_priv.h"
 
 static inline uint8_t *atmsock_slot(const struct port_queue *q, unsigned i)
 {

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <sys/socket.h>
 
-#include "port_atmsock.h"
+#include "datapath/port_atmsock.h"
 
 /* An RX slot: headroom, then room for the largest AAL5 SDU, so nothing is ever truncated. */
 #define ATMSOCK_RX_SLOT ((ATMSOCK_RX_HEADROOM + ATM_MAX_AAL5_PDU + 63u) & ~63u)

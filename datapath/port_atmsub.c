@@ -13,9 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "atm/rfc2684.h"
-#include "log.h"
-#include "port_cellpw.h"
+#include "datapath/atm/rfc2684.h"
+#include "lib/log.h"
+#include "datapath/port_cellpw.h"
 
 struct atmsub_queue {
 	struct port *port;

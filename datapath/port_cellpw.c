@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
-#include "port_cellpw.h"
+#include "lib/log.h"
+#include "datapath/port_cellpw.h"
 
 static inline struct cellpw_queue *CQ(struct port_queue *q)
 {

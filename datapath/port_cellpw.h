@@ -23,13 +23,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "atm/aal5.h"
-#include "atm/cell.h"
-#include "atm/pw.h"
-#include "atm/vc.h"
-#include "event_ring.h"
-#include "port.h"
-#include "stats.h"
+#include "datapath/atm/aal5.h"
+#include "datapath/atm/cell.h"
+#include "datapath/atm/pw.h"
+#include "datapath/atm/vc.h"
+#include "datapath/event_ring.h"
+#include "datapath/port.h"
+#include "datapath/stats.h"
 
 #define CELLPW_MAX_CELLS    176 /* cells per carrier frame, RFC 4717 N:1 */
 #define CELLPW_TX_FRAMES    64  /* frames staged per flush */

@@ -9,10 +9,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "atm/inatmarp.h"
-#include "atm/oam.h"
-#include "atm/rfc2684.h"
-#include "port_cellpw.h"
+#include "datapath/atm/inatmarp.h"
+#include "datapath/atm/oam.h"
+#include "datapath/atm/rfc2684.h"
+#include "datapath/port_cellpw.h"
+#include "lib/clock.h"
 
 #define PING_TAG_BIT     0x80000000u /* on-demand loopbacks, apart from periodic ones */
 #define PING_TIMEOUT_US  2000000u
@@ -24,14 +25,6 @@ void cellpw_event(struct cellpw_queue *c, const struct dp_event *ev)
 {
 	if (!event_ring_push(c->events, ev))
 		CTR_ADD(c->ctr.events_lost, 1);
-}
-
-static uint64_t realtime_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
 static void vc_set_oper(struct cellpw_queue *c, uint16_t vc_id, struct atm_vc *vc, uint8_t oper)
@@ -194,10 +187,7 @@ void cellpw_inatmarp_rx(struct cellpw_queue *c, uint16_t vc_id, const uint8_t *p
 void cellpw_capture(struct atm_vc *vc, struct pcap_sunatm *cap, bool outbound, const uint8_t *sdu,
                     size_t len)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	pcap_sunatm_write(cap, (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec, outbound,
+	pcap_sunatm_write(cap, clock_ns(CLOCK_REALTIME), outbound,
 	                  (uint8_t)vc->cfg.vpi, vc->cfg.vci, vc->cfg.encap == VC_ENCAP_LLC_SNAP,
 	                  sdu, len);
 }

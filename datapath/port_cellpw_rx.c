@@ -8,21 +8,14 @@
 #include <string.h>
 #include <time.h>
 
-#include "atm/rfc2684.h"
-#include "ip4.h"
-#include "port_cellpw.h"
+#include "datapath/atm/rfc2684.h"
+#include "datapath/ip4.h"
+#include "datapath/port_cellpw.h"
+#include "lib/clock.h"
 
 static inline struct cellpw_queue *CQ(struct port_queue *q)
 {
 	return (struct cellpw_queue *)(void *)q;
-}
-
-static uint64_t mono_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
 }
 
 static void vc_discard(struct atm_vc *vc, enum vc_drop_reason r)

@@ -8,9 +8,9 @@
  */
 #include <string.h>
 
-#include "atm/oam.h"
-#include "atm/rfc2684.h"
-#include "port_cellpw.h"
+#include "datapath/atm/oam.h"
+#include "datapath/atm/rfc2684.h"
+#include "datapath/port_cellpw.h"
 
 static void vc_discard(struct atm_vc *vc, enum vc_drop_reason r)
 {

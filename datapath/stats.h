@@ -14,8 +14,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "atm/vc.h"
-#include "port.h"
+#include "datapath/atm/vc.h"
+#include "datapath/port.h"
 
 #define DROP_REASONS(X)                                                                            \
 	X(L2_RUNT, "l2-runt", "frame shorter than an Ethernet header")                             \

@@ -15,21 +15,14 @@
 #include <time.h>
 #include <urcu-qsbr.h>
 
-#include "arp.h"
-#include "ip4.h"
-#include "log.h"
-#include "worker_priv.h"
+#include "datapath/arp.h"
+#include "datapath/ip4.h"
+#include "lib/log.h"
+#include "lib/clock.h"
+#include "datapath/worker_priv.h"
 
 #define IDLE_SPINS    256 /* empty polls before sleeping in poll(2) */
 #define IDLE_SLEEP_MS 5
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 static void arp_snoop(struct worker *w, const struct pkt *p)
 {
@@ -72,7 +65,7 @@ static bool classify(struct worker *w, struct pkt *p)
 		return false;
 	}
 	const uint8_t *ip = p->data + 14;
-	enum drop_reason r = ip4_validate(ip, p->len - 14, w->dp->params.ip_options_forward);
+	enum drop_reason r = ip4_validate(ip, p->len - 14, dp_param(w->dp, ip_options_forward));
 	if (r != IP4_OK) {
 		worker_drop(w, p, r);
 		return false;
@@ -154,7 +147,7 @@ static unsigned worker_iterate(struct worker *w)
 	struct dataplane *dp = w->dp;
 	unsigned got = 0;
 
-	w->now_ms = now_ms();
+	w->now_ms = mono_coarse_ms();
 	for (unsigned i = 0; i < dp->nports; i++)
 		got += worker_poll_queue(w, &dp->ports[i]);
 	worker_hold_run(w);
@@ -216,8 +209,8 @@ static struct worker *worker_new(struct dataplane *dp, unsigned id, int cpu)
 	memset(w->ctr, 0, sizeof(*w->ctr));
 	for (unsigned i = 0; i < HOLD_MAX; i++)
 		w->hold[i].buf = w->hold_mem + (size_t)i * HOLD_BUF;
-	w->icmp_tokens_milli = (uint64_t)dp->params.icmp_burst * 1000;
-	w->icmp_refill_ms = now_ms();
+	w->icmp_tokens_milli = (uint64_t)dp_param(dp, icmp_burst) * 1000;
+	w->icmp_refill_ms = mono_coarse_ms();
 	return w;
 }
 

@@ -11,10 +11,10 @@
  */
 #include <string.h>
 
-#include "ip4.h"
-#include "ip4_frag.h"
-#include "ip4_gso.h"
-#include "worker_priv.h"
+#include "datapath/ip4.h"
+#include "datapath/ip4_frag.h"
+#include "datapath/ip4_gso.h"
+#include "datapath/worker_priv.h"
 
 void worker_drop(struct worker *w, const struct pkt *p, enum drop_reason r)
 {
@@ -81,13 +81,13 @@ void worker_tx_flush(struct worker *w)
 
 static bool icmp_token_take(struct worker *w)
 {
-	const struct dp_params *pr = &w->dp->params;
-	uint64_t cap = (uint64_t)pr->icmp_burst * 1000;
+	uint32_t rate = dp_param(w->dp, icmp_rate);
+	uint64_t cap = (uint64_t)dp_param(w->dp, icmp_burst) * 1000;
 
-	if (pr->icmp_rate == 0)
+	if (rate == 0)
 		return false;
 	if (w->now_ms > w->icmp_refill_ms) {
-		w->icmp_tokens_milli += (w->now_ms - w->icmp_refill_ms) * pr->icmp_rate;
+		w->icmp_tokens_milli += (w->now_ms - w->icmp_refill_ms) * rate;
 		if (w->icmp_tokens_milli > cap)
 			w->icmp_tokens_milli = cap;
 		w->icmp_refill_ms = w->now_ms;

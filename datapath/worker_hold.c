@@ -8,9 +8,9 @@
  */
 #include <string.h>
 
-#include "icmp.h"
-#include "ip4.h"
-#include "worker_priv.h"
+#include "datapath/icmp.h"
+#include "datapath/ip4.h"
+#include "datapath/worker_priv.h"
 
 static void resolve_request(struct worker *w, uint32_t ip, uint16_t port)
 {
@@ -71,7 +71,7 @@ void worker_hold_run(struct worker *w)
 		uint16_t port;
 
 		done[i] = worker_forward(w, &h->pkt, val[i], &ip, &port) == FWD_DONE;
-		if (!done[i] && w->now_ms - h->since_ms > w->dp->params.hold_timeout_ms) {
+		if (!done[i] && w->now_ms - h->since_ms > dp_param(w->dp, hold_timeout_ms)) {
 			worker_drop(w, &h->pkt, DROP_ARP_FAILED);
 			done[i] = true;
 		}

@@ -4,8 +4,8 @@
 
 #include <pthread.h>
 
-#include "dataplane.h"
-#include "icmp.h"
+#include "datapath/dataplane.h"
+#include "datapath/icmp.h"
 
 #define HOLD_MAX      256 /* packets waiting for ARP, per worker */
 #define HOLD_PER_DEST 4   /* and per destination, so one dead host cannot fill it */

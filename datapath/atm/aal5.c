@@ -1,10 +1,10 @@
-#include "aal5.h"
+#include "datapath/atm/aal5.h"
 
 #include <string.h>
 
-#include "aal5_crc.h"
-#include "cell.h"
-#include "wire.h"
+#include "datapath/atm/aal5_crc.h"
+#include "datapath/atm/cell.h"
+#include "lib/wire.h"
 
 /*
  * The CPCS-PDU as three consecutive pieces -- prefix, SDU, then pad and trailer --
@@ -67,7 +67,7 @@ static unsigned segment_small(const uint8_t *prefix, size_t prefix_len, const ui
 	if (sdu_len)
 		memcpy(pdu + prefix_len, sdu, sdu_len);
 	memset(pdu + total, 0, n - total - 2); /* pad, UU, CPI */
-	wire_put16(pdu + n - 6, (uint16_t)total);
+	wr16(pdu + n - 6, (uint16_t)total);
 	uint32_t crc = aal5_crc32(pdu, n - 4);
 	/* Headers with fixed-size copies (inlined; hlen would make them calls). */
 	for (unsigned c = 0; c + 1 < ncells; c++, out += cell_size) {
@@ -82,7 +82,7 @@ static unsigned segment_small(const uint8_t *prefix, size_t prefix_len, const ui
 	if (hlen > ATM_HDR_SIZE)
 		out[ATM_HDR_SIZE] = hdr_last[ATM_HDR_SIZE];
 	memcpy(out + hlen, pdu + n - ATM_CELL_PAYLOAD, ATM_CELL_PAYLOAD - 4);
-	wire_put32(out + hlen + ATM_CELL_PAYLOAD - 4, crc);
+	wr32(out + hlen + ATM_CELL_PAYLOAD - 4, crc);
 	return ncells;
 }
 
@@ -105,7 +105,7 @@ unsigned aal5_segment(const uint8_t *prefix, size_t prefix_len, const uint8_t *s
 	/* Pad (0..47 zero octets), UU = 0, CPI = 0, Length, CRC-32 (I.363.5 §9.2). */
 	uint8_t tail[ATM_CELL_PAYLOAD - 1 + AAL5_TRAILER_SIZE] = {0};
 	uint8_t *trailer = tail + pad;
-	wire_put16(trailer + 2, (uint16_t)total);
+	wr16(trailer + 2, (uint16_t)total);
 
 	/* I.363.5 §9.1: AUU = 1 marks the last cell of the PDU, 0 every other one. */
 	uint8_t hdr_mid[5], hdr_last[5];
@@ -122,7 +122,7 @@ unsigned aal5_segment(const uint8_t *prefix, size_t prefix_len, const uint8_t *s
 	crc = aal5_crc32_update(crc, prefix, prefix_len);
 	crc = aal5_crc32_update(crc, sdu, sdu_len);
 	crc = aal5_crc32_update(crc, tail, pad + 4);
-	wire_put32(trailer + 4, aal5_crc32_final(crc));
+	wr32(trailer + 4, aal5_crc32_final(crc));
 
 	struct pdu_pieces s = {
 	    {prefix, sdu, tail}, {prefix_len, sdu_len, pad + AAL5_TRAILER_SIZE}, 0, 0};
@@ -174,7 +174,7 @@ static enum aal5_status reasm_finish(struct aal5_reasm *r, uint32_t *sdu_len)
 	reasm_reset(r);
 	if (length == 0)
 		st = AAL5_ERR_ABORT;
-	else if (aal5_crc32(r->buf, total - 4) != wire_get32(trailer + 4))
+	else if (aal5_crc32(r->buf, total - 4) != rd32(trailer + 4))
 		st = AAL5_ERR_CRC;
 	else if (aal5_cells_for(length) * ATM_CELL_PAYLOAD != total)
 		st = AAL5_ERR_LENGTH; /* pad would be negative or 48 or more */

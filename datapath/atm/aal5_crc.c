@@ -1,4 +1,4 @@
-#include "aal5_crc.h"
+#include "datapath/atm/aal5_crc.h"
 
 #include "cellgate-build.h"
 

@@ -1,4 +1,4 @@
-#include "cell.h"
+#include "datapath/atm/cell.h"
 
 /*
  * I.432.1 §4.3.2: the HEC is the remainder of x^8 * (header polynomial) divided by

@@ -1,6 +1,6 @@
-#include "inatmarp.h"
+#include "datapath/atm/inatmarp.h"
 
-#include "wire.h"
+#include "lib/wire.h"
 
 #define TL_LEN_MASK 0x3f /* RFC 2225 §8.7: length in the low 6 bits of a type/length octet */
 #define TL_RESERVED 0x80 /* ... bit 8 reserved (0), bit 7 the type (0 NSAP, 1 E.164) */
@@ -25,17 +25,17 @@ size_t inatmarp_build(uint8_t *out, size_t cap, const struct inatmarp *m)
 {
 	if (cap < INATMARP_LEN || !op_known(m->op))
 		return 0;
-	wire_put16(out + OFF_HRD, INATMARP_HRD_ATM);
-	wire_put16(out + OFF_PRO, INATMARP_PRO_IP);
+	wr16(out + OFF_HRD, INATMARP_HRD_ATM);
+	wr16(out + OFF_PRO, INATMARP_PRO_IP);
 	out[OFF_SHTL] = 0; /* no ATM number or subaddress on a PVC */
 	out[OFF_SSTL] = 0;
-	wire_put16(out + OFF_OP, m->op);
+	wr16(out + OFF_OP, m->op);
 	out[OFF_SPLN] = 4;
 	out[OFF_THTL] = 0;
 	out[OFF_TSTL] = 0;
 	out[OFF_TPLN] = 4;
-	wire_put32(out + INATMARP_FIXED_LEN, m->spa);
-	wire_put32(out + INATMARP_FIXED_LEN + 4, m->tpa);
+	wr32(out + INATMARP_FIXED_LEN, m->spa);
+	wr32(out + INATMARP_FIXED_LEN + 4, m->tpa);
 	return INATMARP_LEN;
 }
 
@@ -43,12 +43,12 @@ int inatmarp_parse(const uint8_t *p, size_t len, struct inatmarp *out)
 {
 	if (len < INATMARP_FIXED_LEN)
 		return INATMARP_ERR_SHORT;
-	if (wire_get16(p + OFF_HRD) != INATMARP_HRD_ATM)
+	if (rd16(p + OFF_HRD) != INATMARP_HRD_ATM)
 		return INATMARP_ERR_HRD;
-	if (wire_get16(p + OFF_PRO) != INATMARP_PRO_IP)
+	if (rd16(p + OFF_PRO) != INATMARP_PRO_IP)
 		return INATMARP_ERR_PRO;
 
-	uint16_t op = wire_get16(p + OFF_OP);
+	uint16_t op = rd16(p + OFF_OP);
 	if (!op_known(op))
 		return INATMARP_ERR_OP;
 
@@ -74,7 +74,7 @@ int inatmarp_parse(const uint8_t *p, size_t len, struct inatmarp *out)
 		return INATMARP_ERR_SHORT;
 
 	out->op = op;
-	out->spa = wire_get32(p + spa_off);
-	out->tpa = tpln ? wire_get32(p + tpa_off) : 0;
+	out->spa = rd32(p + spa_off);
+	out->tpa = tpln ? rd32(p + tpa_off) : 0;
 	return 0;
 }

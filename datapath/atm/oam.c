@@ -1,9 +1,9 @@
-#include "oam.h"
+#include "datapath/atm/oam.h"
 
 #include <string.h>
 
-#include "cell.h"
-#include "wire.h"
+#include "datapath/atm/cell.h"
+#include "lib/wire.h"
 
 #define CRC10_POLY 0x233 /* x^10 + x^9 + x^5 + x^4 + x + 1, without the x^10 term */
 #define CRC10_MASK 0x3ff
@@ -67,7 +67,7 @@ void oam_loopback_build(uint8_t payload[48], const struct oam_loopback *lb)
 {
 	payload[LB_OFF_TYPE_FUNC] = OAM_TF_LOOPBACK;
 	payload[LB_OFF_INDICATION] = lb->indication & 1; /* 7 reserved bits 0 */
-	wire_put32(payload + LB_OFF_TAG, lb->tag);
+	wr32(payload + LB_OFF_TAG, lb->tag);
 	memcpy(payload + LB_OFF_LOCATION, lb->location_id, 16);
 	memcpy(payload + LB_OFF_SOURCE, lb->source_id, 16);
 	memset(payload + LB_OFF_FILL, OAM_LB_FILL, OAM_OFF_CRC - LB_OFF_FILL);
@@ -83,7 +83,7 @@ int oam_parse(const uint8_t payload[48], uint8_t *type_func, struct oam_loopback
 		return OAM_ERR_UNSUPPORTED;
 	if (lb) {
 		lb->indication = payload[LB_OFF_INDICATION] & 1;
-		lb->tag = wire_get32(payload + LB_OFF_TAG);
+		lb->tag = rd32(payload + LB_OFF_TAG);
 		memcpy(lb->location_id, payload + LB_OFF_LOCATION, 16);
 		memcpy(lb->source_id, payload + LB_OFF_SOURCE, 16);
 	}

@@ -2,7 +2,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "pcap_sunatm.h"
+#include "datapath/atm/pcap_sunatm.h"
 
 #define PCAP_MAGIC_NS 0xa1b23c4du /* nanosecond timestamps */
 #define PCAP_BUF      (64u << 10)

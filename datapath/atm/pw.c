@@ -1,9 +1,9 @@
-#include "pw.h"
+#include "datapath/atm/pw.h"
 
 #include <string.h>
 
-#include "cell.h"
-#include "wire.h"
+#include "datapath/atm/cell.h"
+#include "lib/wire.h"
 
 #define ETH_HDR_LEN 14
 #define LSE_LEN     4
@@ -16,13 +16,13 @@ size_t pw_frame_header(uint8_t *out, const struct pw_encap *e, uint16_t seq)
 		return 0;
 	memcpy(out, e->dst, 6);
 	memcpy(out + 6, e->src, 6);
-	wire_put16(out + 12, PW_ETHERTYPE_MPLS);
-	wire_put32(out + ETH_HDR_LEN, e->label << 12 | LSE_S_BIT | PW_TTL);
+	wr16(out + 12, PW_ETHERTYPE_MPLS);
+	wr32(out + ETH_HDR_LEN, e->label << 12 | LSE_S_BIT | PW_TTL);
 	if (!e->control_word)
 		return PW_HDR_NO_CW;
 	/* RFC 4717 §5.1 N-to-one control word: 0000, flags, reserved, length all 0. */
-	wire_put16(out + PW_HDR_NO_CW, 0);
-	wire_put16(out + PW_HDR_NO_CW + 2, seq);
+	wr16(out + PW_HDR_NO_CW, 0);
+	wr16(out + PW_HDR_NO_CW + 2, seq);
 	return PW_HDR_MAX;
 }
 
@@ -33,12 +33,12 @@ int pw_frame_parse(const uint8_t *frame, size_t len, uint32_t label, bool contro
 
 	if (len < ETH_HDR_LEN)
 		return PW_ERR_TRUNCATED;
-	if (wire_get16(frame + 12) != PW_ETHERTYPE_MPLS)
+	if (rd16(frame + 12) != PW_ETHERTYPE_MPLS)
 		return PW_ERR_ETHERTYPE;
 	if (len < PW_HDR_NO_CW)
 		return PW_ERR_TRUNCATED;
 
-	uint32_t lse = wire_get32(frame + ETH_HDR_LEN);
+	uint32_t lse = rd32(frame + ETH_HDR_LEN);
 	if (!(lse & LSE_S_BIT))
 		return PW_ERR_LABEL_STACK;
 	if (lse >> 12 != label)
@@ -54,7 +54,7 @@ int pw_frame_parse(const uint8_t *frame, size_t len, uint32_t label, bool contro
 		 */
 		if (cw[0] >> 4)
 			return PW_ERR_CONTROL_WORD;
-		out->seq = wire_get16(cw + 2);
+		out->seq = rd16(cw + 2);
 	}
 	out->has_seq = out->seq != 0;
 
@@ -71,9 +71,3 @@ uint16_t pw_seq_next(uint16_t seq)
 	return seq == 0xffff ? 1 : (uint16_t)(seq + 1);
 }
 
-bool pw_seq_in_order(uint16_t expected, uint16_t got)
-{
-	if (got == 0 || expected == 0)
-		return true;
-	return (uint16_t)(got - expected) < 32768;
-}

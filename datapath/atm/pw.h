@@ -60,12 +60,5 @@ int pw_frame_parse(const uint8_t *frame, size_t len, uint32_t label, bool contro
 /* RFC 4385 §4.1: the sequence number after `seq`; 65535 wraps to 1 (0 means "not used"). */
 uint16_t pw_seq_next(uint16_t seq);
 
-/*
- * RFC 4385 §4.2: a packet is in order when its sequence number is 0 (not used), or equals
- * `expected`, or is ahead of it by less than 32768 (mod 2^16); otherwise it is out of
- * order (a duplicate or late packet) and to be dropped. expected 0 = nothing received yet,
- * so anything is in order. The caller's next expected value is pw_seq_next(got).
- */
-bool pw_seq_in_order(uint16_t expected, uint16_t got);
 
 #endif

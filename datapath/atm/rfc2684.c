@@ -1,4 +1,4 @@
-#include "rfc2684.h"
+#include "datapath/atm/rfc2684.h"
 
 #include <string.h>
 

@@ -1,4 +1,4 @@
-#include "shaper.h"
+#include "datapath/atm/shaper.h"
 
 void atm_shaper_init(struct atm_shaper *s, uint32_t pcr_cells_per_s, uint32_t burst_cells)
 {

@@ -21,9 +21,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "aal5.h"
-#include "pcap_sunatm.h"
-#include "shaper.h"
+#include "datapath/atm/aal5.h"
+#include "datapath/atm/pcap_sunatm.h"
+#include "datapath/atm/shaper.h"
 
 #define VC_MAX 256
 

@@ -21,8 +21,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "fib/fib4.h"
-#include "fib/fib4_index.h"
+#include "datapath/fib/fib4.h"
+#include "datapath/fib/fib4_index.h"
 
 #define TBL24_SLOTS  (1u << 24)
 #define TBL8_GROUP   256u

@@ -2,7 +2,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
-#include "fib/fib4_index.h"
+#include "datapath/fib/fib4_index.h"
 
 #define IHASH_MIN_CAP 16u
 

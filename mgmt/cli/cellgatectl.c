@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "mgmt/cli/cli.h"
 
 #define DEFAULT_SOCK "/run/cellgate/restconf.sock"
 

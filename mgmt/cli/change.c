@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "mgmt/cli/cli.h"
 
 #define ROUTING "/restconf/data/cellgate:cellgate/routing"
 

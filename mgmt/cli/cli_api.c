@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "http.h"
+#include "mgmt/cli/cli.h"
+#include "mgmt/cli/http.h"
 
 /* The string value of member `key` in a JSON text (first one), unescaped; "" if none. */
 static void json_member(const char *json, const char *key, char *out, size_t len)

@@ -14,7 +14,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "http.h"
+#include "mgmt/cli/http.h"
 
 static int connect_unix(const char *path, char *errbuf, size_t errlen)
 {

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "mgmt/cli/cli.h"
 
 #define STATE "/cellgate:cellgate/state"
 

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rc_priv.h"
+#include "mgmt/restconf/rc_priv.h"
 
 #define CFG_ERR_SRC "config: " /* how cfg_parse starts its messages */
 

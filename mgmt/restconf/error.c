@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "rc_priv.h"
+#include "mgmt/restconf/rc_priv.h"
 
 void restconf_err_set(struct restconf_err *err, int status, const char *tag, const char *path,
                       const char *fmt, ...)

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rc_priv.h"
+#include "mgmt/restconf/rc_priv.h"
 
 #define STATE_PATH "/cellgate:cellgate/state"
 

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rc_priv.h"
+#include "mgmt/restconf/rc_priv.h"
 
 #define METRICS_CTYPE "text/plain; version=0.0.4; charset=utf-8"
 

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rc_priv.h"
+#include "mgmt/restconf/rc_priv.h"
 
 struct rc_op {
 	struct evhttp_request *req; /* NULL once the client has gone */

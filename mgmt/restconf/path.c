@@ -9,7 +9,7 @@
 #include <ctype.h>
 #include <string.h>
 
-#include "rc_priv.h"
+#include "mgmt/restconf/rc_priv.h"
 
 #define SEGMENT_MAX 256
 

@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "rc_priv.h"
+#include "mgmt/restconf/rc_priv.h"
 
 static int write_all(int fd, const char *p, size_t len)
 {

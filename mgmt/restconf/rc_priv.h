@@ -6,7 +6,7 @@
 #include <libyang/libyang.h>
 #include <stdbool.h>
 
-#include "restconf.h"
+#include "mgmt/restconf/restconf.h"
 
 #define RC_PATH_MAX  2048 /* longest XPath a request URI may turn into */
 #define RC_YANG_JSON "application/yang-data+json"

@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "daemon/config.h"
+#include "config/config.h"
 
 struct event_base;
 struct lyd_node;

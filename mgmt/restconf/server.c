@@ -18,7 +18,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "rc_priv.h"
+#include "mgmt/restconf/rc_priv.h"
 
 #define RC_HEADERS_MAX 16384 /* request line and headers */
 #define RC_TIMEOUT_S   60    /* idle connection */

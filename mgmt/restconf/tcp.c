@@ -21,7 +21,7 @@
 #include <openssl/ssl.h>
 #endif
 
-#include "rc_priv.h"
+#include "mgmt/restconf/rc_priv.h"
 
 #define AUTH_MAX 512 /* longest Authorization header taken */
 

@@ -25,9 +25,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "daemon/clock.h"
-#include "datapath/log.h"
-#include "snmp.h"
+#include "lib/clock.h"
+#include "lib/log.h"
+#include "mgmt/snmp/snmp.h"
 
 #define AGENT_NAME     "cellgated"
 #define AGENT_FDS_MAX  16

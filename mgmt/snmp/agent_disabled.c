@@ -1,8 +1,8 @@
 /* Built without net-snmp: the subagent cannot run, and says so (see configure --with-snmp). */
 #include <errno.h>
 
-#include "datapath/log.h"
-#include "snmp.h"
+#include "lib/log.h"
+#include "mgmt/snmp/snmp.h"
 
 int snmp_agent_start(struct event_base *base, const struct snmp_source *src,
                      const struct snmp_config *cfg, struct snmp_agent **out)

@@ -1,5 +1,5 @@
 /* The GET/GETNEXT walk over a mib_table (RFC 3416 section 4.2.1, 4.2.2). */
-#include "mib_table.h"
+#include "mgmt/snmp/mib_table.h"
 
 int mib_oid_cmp(const mib_subid *a, unsigned alen, const mib_subid *b, unsigned blen)
 {

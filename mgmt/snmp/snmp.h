@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "snmp_model.h"
+#include "mgmt/snmp/snmp_model.h"
 
 struct event_base;
 struct snmp_agent;

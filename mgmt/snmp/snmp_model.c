@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "snmp_model.h"
+#include "mgmt/snmp/snmp_model.h"
 
 static const struct snmp_source *sort_src; /* qsort has no context argument */
 

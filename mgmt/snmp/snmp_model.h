@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #include "datapath/stats.h"
-#include "mib_table.h"
+#include "mgmt/snmp/mib_table.h"
 
 /* CELLGATE-MIB cgPortType */
 enum snmp_port_type { SNMP_PORT_ETHERNET = 1, SNMP_PORT_ATM = 2, SNMP_PORT_ATM_SUBIF = 3 };

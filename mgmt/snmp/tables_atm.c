@@ -7,7 +7,7 @@
  * CELLGATE-MIB's cgVcTable has the same counts as Counter64.
  * No MIB text is needed to serve them: the OIDs are below.
  */
-#include "snmp_model.h"
+#include "mgmt/snmp/snmp_model.h"
 
 #define ATM_MIB 1, 3, 6, 1, 2, 1, 37, 1 /* atmMIBObjects (RFC 2515) */
 

@@ -10,7 +10,7 @@
 #include <arpa/inet.h>
 #include <string.h>
 
-#include "snmp_model.h"
+#include "mgmt/snmp/snmp_model.h"
 
 /*
  * The module's arc: RFC 5612's enterprise number for documentation, until

@@ -17,7 +17,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "fib/fib4.h"
+#include "datapath/fib/fib4.h"
+#include "lib/clock.h"
 
 struct route {
 	uint32_t prefix;
@@ -33,14 +34,6 @@ static uint32_t rnd(void)
 	rng_state ^= rng_state << 25;
 	rng_state ^= rng_state >> 27;
 	return (uint32_t)((rng_state * 0x2545f4914f6cdd1dull) >> 32);
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 static uint32_t mask_of(uint8_t len)
@@ -235,7 +228,7 @@ static void bench_lookups(const struct fib4 *fib, const uint32_t *keys, const ch
 	for (unsigned m = 0; m < 3; m++) {
 		unsigned burst = modes[m];
 		uint64_t sum = 0;
-		double t0 = now();
+		double t0 = mono_s();
 
 		for (uint32_t done = 0; done < LOOKUPS_PER_RUN; done += NKEYS) {
 			if (burst == 1) {
@@ -249,7 +242,7 @@ static void bench_lookups(const struct fib4 *fib, const uint32_t *keys, const ch
 					sum += vals[k];
 			}
 		}
-		double dt = now() - t0;
+		double dt = mono_s() - t0;
 		printf("lookup %-10s %-7s: %7.1f M/s  (%.2f ns each, checksum %llx)\n", what,
 		       burst == 1    ? "scalar"
 		       : burst == 32 ? "bulk32"
@@ -279,7 +272,7 @@ static struct fib4 *load(const struct route *r, size_t n, const char *order)
 		fprintf(stderr, "fib_bench: fib4_create: %s\n", strerror(errno));
 		exit(1);
 	}
-	t0 = now();
+	t0 = mono_s();
 	for (size_t i = 0; i < n; i++) {
 		int rc = fib4_insert(fib, r[i].prefix, r[i].len, r[i].value);
 
@@ -288,7 +281,7 @@ static struct fib4 *load(const struct route *r, size_t n, const char *order)
 			exit(1);
 		}
 	}
-	double dt = now() - t0;
+	double dt = mono_s() - t0;
 	printf("insert (%s): %zu routes in %.3f s = %.2f M routes/s\n", order, n, dt,
 	       (double)n / dt / 1e6);
 	return fib;
@@ -312,11 +305,11 @@ static int delete_all(struct fib4 *fib, struct route *r, size_t n, size_t distin
 {
 	size_t deleted = 0;
 	struct fib4_stats st;
-	double t0 = now();
+	double t0 = mono_s();
 
 	for (size_t i = 0; i < n; i++)
 		deleted += fib4_delete(fib, r[i].prefix, r[i].len) == 0;
-	double dt = now() - t0;
+	double dt = mono_s() - t0;
 	printf("delete (random order): %zu routes in %.3f s = %.2f M routes/s\n", deleted, dt,
 	       (double)deleted / dt / 1e6);
 	fib4_reclaim(fib);

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "tests/unit/fpm_build.h"
+#include "lib/clock.h"
 
 #define GW_A 0x0a000202u /* 10.0.2.2 */
 #define GW_B 0x0a000302u /* 10.0.3.2 */
@@ -41,14 +42,6 @@ struct opts {
 	uint32_t oif[2];
 	int groups;
 };
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void die(const char *what)
 {
@@ -155,14 +148,14 @@ static void send_all(int fd, const uint8_t *p, size_t len)
 static double run(const struct opts *o, const struct fpm_buf *b, const char *key, long target,
                   double *sent_s, int *fd)
 {
-	double t0 = now();
+	double t0 = mono_s();
 
 	*fd = connect_to(o);
 	send_all(*fd, b->p, b->len);
-	*sent_s = now() - t0;
+	*sent_s = mono_s() - t0;
 	while (stats_get(o, key) < target)
 		usleep(5000);
-	return now() - t0;
+	return mono_s() - t0;
 }
 
 static void rss(pid_t pid, long *rss_kb, long *hwm_kb)

@@ -19,16 +19,9 @@
 #include "datapath/ip4.h"
 #include "tests/bench/bench_frame.h"
 #include "tests/unit/port_fake.h"
+#include "lib/clock.h"
 
 #define IP(a, b, c, d) ((uint32_t)(a) << 24 | (b) << 16 | (c) << 8 | (d))
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static uint64_t seed(void *arg, uint16_t port, uint32_t ip)
 {
@@ -84,11 +77,11 @@ int main(int argc, char **argv)
 		dp_worker_poll(&dp, 0);
 	struct stats_snapshot s0, s1;
 	dp_stats_take(&dp, &s0);
-	double t0 = now_s(), t1;
+	double t0 = mono_s(), t1;
 	do {
 		for (int i = 0; i < 1000; i++)
 			dp_worker_poll(&dp, 0);
-		t1 = now_s();
+		t1 = mono_s();
 	} while (t1 - t0 < secs);
 	dp_stats_take(&dp, &s1);
 

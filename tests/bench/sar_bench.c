@@ -17,10 +17,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "atm/aal5.h"
-#include "atm/aal5_crc.h"
-#include "atm/cell.h"
-#include "atm/rfc2684.h"
+#include "datapath/atm/aal5.h"
+#include "datapath/atm/aal5_crc.h"
+#include "datapath/atm/cell.h"
+#include "datapath/atm/rfc2684.h"
+#include "lib/clock.h"
 
 #define RUN_SECONDS 0.4
 #define MAX_SDU     9180
@@ -29,14 +30,6 @@ static uint8_t sdu[MAX_SDU];
 static uint8_t cells[200 * ATM_PW_CELL_SIZE];
 static uint8_t rbuf[200 * ATM_CELL_PAYLOAD];
 static volatile uint32_t sink;
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void pin(int cpu)
 {
@@ -58,13 +51,13 @@ static double crc_rate(crc_fn f, size_t len)
 {
 	uint32_t acc = 0;
 	uint64_t calls = 0;
-	double t0 = now(), t;
+	double t0 = mono_s(), t;
 
 	do {
 		for (int i = 0; i < 1024; i++)
 			acc += f(sdu, len); /* independent calls, like a burst of PDUs */
 		calls += 1024;
-	} while ((t = now() - t0) < RUN_SECONDS);
+	} while ((t = mono_s() - t0) < RUN_SECONDS);
 	sink = acc;
 	return (double)calls / t;
 }
@@ -98,7 +91,7 @@ static double sar_rate(enum sar_mode mode, size_t len)
 	unsigned n = segment(len);
 	uint64_t pdus = 0;
 	int bad = 0;
-	double t0 = now(), t;
+	double t0 = mono_s(), t;
 
 	aal5_reasm_init(&r, rbuf, sizeof(rbuf), MAX_SDU + RFC2684_LLC_LEN);
 	do {
@@ -109,7 +102,7 @@ static double sar_rate(enum sar_mode mode, size_t len)
 				bad |= reassemble(&r, n) != (int)(len + RFC2684_LLC_LEN);
 		}
 		pdus += 256;
-	} while ((t = now() - t0) < RUN_SECONDS);
+	} while ((t = mono_s() - t0) < RUN_SECONDS);
 	sink = cells[n * ATM_PW_CELL_SIZE - 1];
 	if (bad) {
 		fprintf(stderr, "sar_bench: reassembly failed at %zu bytes\n", len);

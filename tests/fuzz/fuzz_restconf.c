@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/config.h"
+#include "config/config.h"
 #include "mgmt/restconf/rc_priv.h"
 
 #ifndef SRC_DIR

@@ -21,11 +21,11 @@ if [ -e /usr/include/isa-l/crc.h ]; then
 	ISAL_LIB=-lisal
 fi
 FLAGS="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-	-I$OUT -I$ROOT -I$ROOT/datapath $(pkg-config --cflags liburcu-qsbr libmnl libyang libevent) \
+	-I$OUT -I$ROOT $(pkg-config --cflags liburcu-qsbr libmnl libyang libevent) \
 	-DSRC_DIR=\"$ROOT\" -DSRC_YANG_DIR=\"$ROOT/mgmt/yang\""
-DATAPATH=$(ls "$ROOT"/datapath/*.c "$ROOT"/datapath/fib/*.c "$ROOT"/datapath/atm/*.c)
+DATAPATH=$(ls "$ROOT"/datapath/*.c "$ROOT"/datapath/fib/*.c "$ROOT"/datapath/atm/*.c "$ROOT"/lib/*.c)
 # The startup-config parser and printer, as cellgated links them.
-CONFIG=$(ls "$ROOT"/daemon/config*.c)
+CONFIG=$(ls "$ROOT"/config/*.c)
 LIBS="$(pkg-config --libs liburcu-qsbr libmnl libyang libevent) $ISAL_LIB -lpthread"
 
 declare -A SOURCES=(

@@ -17,6 +17,7 @@ import pytest
 
 import atmlab
 import lab
+import restconf as rc
 from conftest import start_router
 
 
@@ -295,14 +296,25 @@ def test_accounting_holds(routers):
 
 
 def test_on_demand_loopback_reports_rtt(topo, routers):
-    """SIGUSR2: one OAM loopback on every VC, round trip logged and in stats."""
+    """vc-ping (cellgatectl vc ping): the round trip is logged and in stats."""
     r, a1 = routers
-    r.proc.send_signal(signal.SIGUSR2)
+    out = rc.request(r, "POST", "/restconf/operations/cellgate:vc-ping",
+                     {"cellgate:input": {"port": "atm0", "vpi": 0, "vci": 300, "count": 1}},
+                     timeout=20)
+    assert out.status == 200, out
     v = lab.wait_for(lambda: atmlab.vc_of(r.stats(), "atm0", 0, 300)["last-ping-rtt-us"],
                      timeout=5, interval=0.2)
     assert v and v > 0, "no round trip reported for VC 0/300"
     assert lab.wait_for(lambda: "VC 0/300 (atm0.300): OAM loopback answered in" in r.log(),
                         timeout=3)
+
+
+def test_sigusr2_no_longer_pings_but_is_harmless(routers):
+    """SIGUSR2 used to ping every VC; now it says what replaced it and the daemon stays up."""
+    r, _ = routers
+    r.proc.send_signal(signal.SIGUSR2)
+    assert lab.wait_for(lambda: "SIGUSR2: ignored" in r.log(), timeout=3), r.log()[-500:]
+    assert r.alive()
 
 
 def test_atmsock_without_kernel_atm_fails_clearly(topo, cellgated_bin, tmp_path):

@@ -1,5 +1,5 @@
 #define _GNU_SOURCE /* pipe2 */
-#include "cellpw_harness.h"
+#include "tests/unit/cellpw_harness.h"
 
 #include <errno.h>
 #include <fcntl.h>

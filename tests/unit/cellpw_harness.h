@@ -14,7 +14,7 @@
 
 #include "datapath/dataplane.h"
 #include "datapath/port_cellpw.h"
-#include "port_fake.h"
+#include "tests/unit/port_fake.h"
 
 /* Ports. */
 #define H_ATM    0 /* cellpw, carrier = port_fake */

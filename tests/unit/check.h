@@ -4,7 +4,12 @@
 
 #include <stdio.h>
 
-static int check_failed, check_passed;
+/*
+ * One pair of counters per test program, however many files its cases are
+ * spread over: every file that includes this defines them weak, and the
+ * linker keeps one.
+ */
+__attribute__((weak)) int check_failed, check_passed;
 
 #define CHECK(cond)                                                                                \
 	do {                                                                                       \

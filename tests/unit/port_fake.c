@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "port_fake.h"
+#include "tests/unit/port_fake.h"
 
 static int fake_queue_open(struct port *p, unsigned qid, unsigned nqueues, struct port_queue **out)
 {

@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "atm/aal5.h"
-#include "atm/aal5_crc.h"
-#include "atm/cell.h"
-#include "atm/rfc2684.h"
-#include "check.h"
+#include "datapath/atm/aal5.h"
+#include "datapath/atm/aal5_crc.h"
+#include "datapath/atm/cell.h"
+#include "datapath/atm/rfc2684.h"
+#include "tests/unit/check.h"
 
 #define MAX_SDU   9180
 #define MAX_CELLS 1400 /* aal5_cells_for(65535) = 1366 */

@@ -12,11 +12,11 @@
 #include <isa-l/crc.h>
 #endif
 
-#include "atm/aal5_crc.h"
-#include "atm/cell.h"
-#include "atm/rfc2684.h"
-#include "atm/shaper.h"
-#include "check.h"
+#include "datapath/atm/aal5_crc.h"
+#include "datapath/atm/cell.h"
+#include "datapath/atm/rfc2684.h"
+#include "datapath/atm/shaper.h"
+#include "tests/unit/check.h"
 
 /* CRC-32/BZIP2 one bit at a time: the definition, to check the tables against. */
 static uint32_t crc32_bitwise(const uint8_t *p, size_t len)

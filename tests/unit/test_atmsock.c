@@ -16,7 +16,7 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
-#include "datapath/log.h"
+#include "lib/log.h"
 #include "datapath/port_atmsock_priv.h"
 #include "tests/unit/check.h"
 

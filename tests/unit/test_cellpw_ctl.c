@@ -7,8 +7,8 @@
  */
 #include <string.h>
 
-#include "cellpw_harness.h"
-#include "check.h"
+#include "tests/unit/cellpw_harness.h"
+#include "tests/unit/check.h"
 #include "datapath/atm/inatmarp.h"
 #include "datapath/atm/oam.h"
 #include "datapath/atm/rfc2684.h"

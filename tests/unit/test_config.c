@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/config.h"
+#include "config/config.h"
 
 #ifndef SRC_YANG_DIR
 #error "build with -DSRC_YANG_DIR=\"<srcdir>/mgmt/yang\""

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/config.h"
+#include "config/config.h"
 #include "tests/unit/check.h"
 
 #ifndef SRC_YANG_DIR

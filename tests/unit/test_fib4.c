@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fib/fib4.h"
+#include "datapath/fib/fib4.h"
 
 static int failures;
 

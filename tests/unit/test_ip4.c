@@ -4,7 +4,7 @@
  */
 #include <string.h>
 
-#include "check.h"
+#include "tests/unit/check.h"
 #include "datapath/arp.h"
 #include "datapath/csum.h"
 #include "datapath/event_ring.h"

@@ -11,8 +11,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "check.h"
-#include "datapath/log.h"
+#include "tests/unit/check.h"
+#include "lib/log.h"
 
 static char path[] = "/tmp/cellgate-test-log.XXXXXX";
 static int fd;

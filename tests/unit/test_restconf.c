@@ -7,7 +7,7 @@
 #include <libyang/libyang.h>
 #include <string.h>
 
-#include "check.h"
+#include "tests/unit/check.h"
 #include "datapath/stats.h"
 #include "mgmt/restconf/rc_priv.h"
 

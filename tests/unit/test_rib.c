@@ -2,7 +2,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "check.h"
+#include "tests/unit/check.h"
 #include "daemon/rib.h"
 
 #define IP(a, b, c, d) ((uint32_t)(a) << 24 | (b) << 16 | (c) << 8 | (d))

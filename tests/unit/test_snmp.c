@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
+#include "tests/unit/check.h"
 #include "mgmt/snmp/snmp_model.h"
 
 /* --- the walk: a toy table against a sorted list of its instances ------ */

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
+#include "tests/unit/check.h"
 #include "mgmt/snmp/snmp_model.h"
 
 #define MIB_NODES 512

@@ -8,12 +8,13 @@
 #include <string.h>
 #include <time.h>
 
-#include "check.h"
+#include "tests/unit/check.h"
 #include "daemon/rib.h"
 #include "datapath/csum.h"
 #include "datapath/icmp.h"
 #include "datapath/ip4.h"
-#include "port_fake.h"
+#include "tests/unit/port_fake.h"
+#include "lib/clock.h"
 
 #define IP(a, b, c, d) ((uint32_t)(a) << 24 | (b) << 16 | (c) << 8 | (d))
 
@@ -61,13 +62,11 @@ static void send_one(const struct frame_opts *o)
 
 static void poll_ms(unsigned ms)
 {
-	struct timespec t0, t;
+	uint64_t t0 = mono_ms();
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	do {
+	do
 		dp_worker_poll(&dp, 0);
-		clock_gettime(CLOCK_MONOTONIC, &t);
-	} while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
+	while (mono_ms() - t0 < ms);
 }
 
 /*

@@ -12,7 +12,6 @@
 #include <stdint.h>
 
 void log_init(const char *ident, bool to_stderr, int verbose);
-void log_setverbose(int verbose);
 
 /* log_warn appends ": strerror(errno)"; the x forms do not. */
 void log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -7,7 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "lib/log.h"
 
 static bool log_stderr = true;
 static bool log_journal; /* stderr is systemd's journal stream: "<N>" prefixes */
@@ -40,10 +40,6 @@ void log_init(const char *ident, bool to_stderr, int verbose)
 		openlog(ident, LOG_PID | LOG_NDELAY, LOG_DAEMON);
 }
 
-void log_setverbose(int verbose)
-{
-	log_verbose = verbose;
-}
 
 static void log_vwrite(int pri, const char *fmt, va_list ap, int errnum)
 {

@@ -3,7 +3,7 @@
 #ifndef CELLGATE_CONFIG_ATM_H
 #define CELLGATE_CONFIG_ATM_H
 
-#include "daemon/config_priv.h"
+#include "config/config_priv.h"
 
 /*
  * A subinterface name becomes a TUN netdev and names an interface in routes,

@@ -5,7 +5,8 @@
  */
 #include <arpa/inet.h>
 
-#include "daemon/config_priv.h"
+#include "config/config_priv.h"
+#include "lib/addr.h"
 
 static const char *tf(bool b)
 {

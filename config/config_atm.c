@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/config_atm.h"
+#include "config/config_atm.h"
 
 /* AAL5 (ITU-T I.363.5): an SDU plus the 8-byte trailer, padded to whole 48-byte cells. */
 static uint32_t aal5_cells(uint32_t sdu)

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/un.h>
 
-#include "daemon/config_priv.h"
+#include "config/config_priv.h"
 
 /* The path net-snmp will bind to, or NULL for a network transport. */
 static const char *snmp_unix_path(const char *spec)

@@ -7,7 +7,9 @@
 
 #include <libyang/libyang.h>
 
-#include "daemon/config.h"
+#include "config/config.h"
+
+#define CFG_MODULE "cellgate" /* the YANG module, and the top node's prefix */
 
 /* Where errors go and which name they carry (file path or "config"). */
 struct cfg_pstate {
@@ -23,6 +25,12 @@ int cfg_errf(const struct cfg_pstate *ps, int err, const char *fmt, ...)
 /* "src: /data/path: message", for checks done on the validated tree; returns -EINVAL. */
 int cfg_node_errf(const struct cfg_pstate *ps, const struct lyd_node *node, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* config_yang.c: libyang's last error in ctx as "src: [path: ]message" (what = the step). */
+int cfg_ly_err(const struct cfg_pstate *ps, const struct ly_ctx *ctx, const char *what);
+
+/* config_yang.c: cfg_yang_ctx_new with libyang's messages kept for cfg_ly_err, not printed. */
+struct ly_ctx *cfg_ctx_new_stored(const char *yang_dir, char *errbuf, size_t errlen);
 
 /* Reading the validated tree: child by name, canonical value ("" when absent). */
 const struct lyd_node *cfg_child(const struct lyd_node *parent, const char *name);
@@ -54,7 +62,6 @@ void cfg_mgmt_print(FILE *out, const struct cfg *cfg);
 
 /* config_print.c, for config_atm_print.c */
 void json_str(FILE *out, const char *s);
-const char *ip4_str(uint32_t host, char *buf);
 /* An "ipv4" member with the addresses, `indent` spaces deep; nothing when there are none. */
 void cfg_print_ipv4(FILE *out, const struct cfg_addr4 *addrs, unsigned naddrs, int indent);
 

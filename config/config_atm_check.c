@@ -8,7 +8,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "daemon/config_atm.h"
+#include "config/config_atm.h"
+#include "lib/addr.h"
 
 int cfg_atm_check_name(const struct cfg_pstate *ps, const struct cfg *cfg,
                        const struct lyd_node *sn, const char *name)
@@ -61,11 +62,10 @@ int cfg_atm_check_pvc(const struct cfg_pstate *ps, const struct cfg *cfg, const 
 static void route_leaf_path(const struct cfg_route *r, const struct cfg_nexthop *nh, char *buf,
                             size_t len)
 {
-	char pfx[INET_ADDRSTRLEN], gw[INET_ADDRSTRLEN];
-	struct in_addr a = {.s_addr = htonl(r->prefix)}, g = {.s_addr = htonl(nh->gateway)};
+	char pfx[IP4_STRLEN], gw[IP4_STRLEN];
 
-	inet_ntop(AF_INET, &a, pfx, sizeof(pfx));
-	inet_ntop(AF_INET, &g, gw, sizeof(gw));
+	ip4_str(r->prefix, pfx);
+	ip4_str(nh->gateway, gw);
 	if (nh->gateway)
 		snprintf(buf, len,
 		         "/cellgate:cellgate/routing/static-route[prefix='%s/%u']/"

@@ -7,7 +7,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "daemon/config_priv.h"
+#include "config/config_priv.h"
+#include "lib/addr.h"
 
 /* RFC 8259 §7: escape the quote, the backslash and control characters. */
 void json_str(FILE *out, const char *s)
@@ -26,12 +27,6 @@ void json_str(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-const char *ip4_str(uint32_t host, char *buf)
-{
-	struct in_addr a = {.s_addr = htonl(host)};
-
-	return inet_ntop(AF_INET, &a, buf, INET_ADDRSTRLEN);
-}
 
 static void print_system(FILE *out, const struct cfg *cfg)
 {

@@ -5,7 +5,7 @@
  */
 #include <string.h>
 
-#include "daemon/config_priv.h"
+#include "config/config_priv.h"
 
 static void fill_listener(struct cfg_rc_listener *l, const struct lyd_node *n)
 {

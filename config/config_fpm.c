@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/config_fpm.h"
+#include "config/config_fpm.h"
 
 /* Canonical value of leaf `name` under the container, or "". */
 static const char *leaf(const struct lyd_node *parent, const char *name)

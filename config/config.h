@@ -9,10 +9,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <net/if.h>
 #include <stdio.h>
 
-#include "daemon/config_fpm.h"
-#include "datapath/port.h"
+#include "config/config_fpm.h"
+#include "lib/port_settings.h"
 
 #define CFG_ADDR_MAX  16  /* IPv4 addresses per port or subinterface */
 #define CFG_ECMP_MAX  16  /* next hops per static route */

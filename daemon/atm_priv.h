@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Shared by the files that make up the daemon's ATM code (atm_setup.c,
+ * atm_host.c, atm_events.c, atm_capture.c, atm_pvc.c); not for the rest of
+ * the daemon, which uses atm.h.
+ */
+#ifndef CELLGATE_ATM_PRIV_H
+#define CELLGATE_ATM_PRIV_H
+
+#include "daemon/atm.h"
+#include "datapath/port_cellpw.h"
+#include "lib/log.h"
+
+#define ATM_PORT_MTU    9180 /* the ATM port's own netdev carries nothing; RFC 2225 default */
+#define TUN_READS_MAX   64   /* packets per readable callback, so one TUN cannot hog the loop */
+#define LEARNED_TTL_MIN 60000
+
+struct atm_subif_rt {
+	struct atm_ctl *a;
+	unsigned s; /* cfg subif index */
+	uint16_t port;
+	struct atmsub_settings set;
+	struct event *ev;
+	uint64_t host_tx_drops;
+};
+
+#define ATM_STATE_WHAT    "ATM VC oper state changes"
+#define ATM_INATMARP_WHAT "InATMARP peer changes"
+
+struct atm_ctl {
+	struct dataplane *dp;
+	const struct cfg *cfg;
+	struct neigh_table *nt;
+	struct cellpw_settings *pw[PORT_MAX];
+	int port_tun_fd[PORT_MAX];
+	bool atmsock[PORT_MAX]; /* atmsock_port_init done: fini at the end */
+	struct atm_subif_rt sub[CFG_SUBIF_MAX];
+	uint32_t learned[VC_MAX]; /* InATMARP: the far end's address per VC */
+	uint64_t learned_ms[VC_MAX];
+	uint32_t last_rtt_us[VC_MAX];
+	/*
+	 * VC ids are slots of the dataplane's VC table and never move while the
+	 * VC exists; configuration PVC indexes do (the loader sorts them), so
+	 * each side maps to the other. Equal at start. A slot freed by a runtime
+	 * delete is free only after the grace period (atm_pvc_commit).
+	 */
+	int16_t vc_of_pvc[VC_MAX]; /* cfg->pvcs index -> VC id */
+	int16_t pvc_of_vc[VC_MAX]; /* VC id -> cfg->pvcs index, -1 = free slot */
+	uint64_t now_ms;
+	atm_vc_state_fn vc_state_fn; /* SNMP notifications */
+	void *vc_state_arg;
+	atm_ping_fn ping_cb;
+	void *ping_arg;
+	struct log_limit state_log, inatmarp_log; /* what the far ends make happen */
+};
+
+/* atm_setup.c: the datapath's view of PVC pc (struct atm_vc_cfg). */
+void atm_vc_cfg_fill(struct atm_vc_cfg *v, const struct cfg *cfg, const struct cfg_pvc *pc);
+
+/* atm_capture.c: VC v's startup capture-file ("" = none; failures logged), and closing it. */
+void atm_capture_open(struct atm_ctl *a, unsigned v, const char *path);
+void atm_capture_close(struct atm_ctl *a, unsigned v);
+
+/* atm_events.c: "PORT VC vpi/vci (SUBIF)" of VC id vc, for log lines. */
+void atm_vc_name(const struct atm_ctl *a, unsigned vc, char *buf, size_t len);
+
+#endif
