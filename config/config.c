@@ -154,6 +154,7 @@ static void cfg_fill_system(struct cfg *cfg, const struct lyd_node *sys)
 	cfg->arp_timeout_s = cfg_u32(sys, "arp-timeout");
 	cfg->arp_retries = cfg_u32(sys, "arp-retries");
 	cfg->ip_options_forward = !strcmp(cfg_str(sys, "ip-options"), "forward");
+	cfg_capture_fill(&cfg->capture, sys);
 }
 
 static int cfg_fill_addr(const struct cfg_pstate *ps, struct cfg_addr4 *addrs, unsigned *naddrs,

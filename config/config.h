@@ -62,7 +62,7 @@ struct cfg_pvc {
 	bool inatmarp;                 /* send InATMARP; default: llc-snap on multipoint */
 	uint32_t inatmarp_interval_ms; /* default 900000 (15 min, RFC 2225 8.5.1) */
 	uint32_t peer_addr;            /* static IPv4 map (host order), 0 = none */
-	char pcap[256];                /* capture AAL5 SDUs here (LINKTYPE_SUNATM), "" = off */
+	char pcap[256]; /* capture AAL5 SDUs to this file of the capture directory, "" = off */
 };
 
 struct cfg_subif {
@@ -105,6 +105,16 @@ struct cfg_route {
 	char interface[PORT_NAME_MAX]; /* on-link route: the port name, "" = none */
 	unsigned nnexthops;
 	struct cfg_nexthop nexthops[CFG_ECMP_MAX];
+};
+
+#define CFG_CAPTURE_MAX_BYTES_DEFAULT (100ull << 20)
+#define CFG_CAPTURE_MAX_S_DEFAULT     3600u
+
+/* /cellgate/system/capture: where VC captures are written, and the limits of one. */
+struct cfg_capture {
+	char directory[256]; /* absolute; "" = RUNDIR/capture */
+	uint64_t max_bytes;  /* per capture file, header included */
+	uint32_t max_s;      /* per capture */
 };
 
 /* /cellgate/snmp: the AgentX subagent (RFC 2741), see mgmt/snmp/snmp.h. */
@@ -153,6 +163,7 @@ struct cfg {
 	uint32_t arp_timeout_s;      /* reachable time of a learned entry, default 300 */
 	uint32_t arp_retries;        /* requests before a neighbour is failed, default 3 */
 	bool ip_options_forward;     /* forward IPv4 with options (default: drop, counted) */
+	struct cfg_capture capture;
 
 	unsigned nports;
 	struct cfg_port ports[PORT_MAX];

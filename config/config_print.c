@@ -42,9 +42,9 @@ static void print_system(FILE *out, const struct cfg *cfg)
 	fprintf(out, "      \"icmp-burst\": %u,\n", cfg->icmp_burst);
 	fprintf(out, "      \"arp-timeout\": %u,\n", cfg->arp_timeout_s);
 	fprintf(out, "      \"arp-retries\": %u,\n", cfg->arp_retries);
-	fprintf(out, "      \"ip-options\": \"%s\"\n",
-	        cfg->ip_options_forward ? "forward" : "drop");
-	fprintf(out, "    }");
+	fprintf(out, "      \"ip-options\": \"%s\"", cfg->ip_options_forward ? "forward" : "drop");
+	cfg_capture_print(out, &cfg->capture);
+	fprintf(out, "\n    }");
 }
 
 void cfg_print_ipv4(FILE *out, const struct cfg_addr4 *addrs, unsigned naddrs, int indent)

@@ -56,6 +56,9 @@ int cfg_atm_fill(const struct cfg_pstate *ps, struct cfg *cfg, const struct lyd_
 /* config_snmp.c: the snmp container (absent: subagent off), and its printout. */
 int cfg_snmp_fill(const struct cfg_pstate *ps, struct cfg *cfg, const struct lyd_node *top);
 void cfg_snmp_print(FILE *out, const struct cfg *cfg);
+/* config_capture.c: /cellgate/system/capture (sys may be NULL), and its printout. */
+void cfg_capture_fill(struct cfg_capture *c, const struct lyd_node *sys);
+void cfg_capture_print(FILE *out, const struct cfg_capture *c);
 /* config_mgmt.c: the management containers (restconf). */
 void cfg_mgmt_fill(struct cfg *cfg, const struct lyd_node *top);
 void cfg_mgmt_print(FILE *out, const struct cfg *cfg);

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "config/config.h"
 #include "datapath/dataplane.h"
@@ -57,12 +58,34 @@ typedef void (*atm_vc_state_fn)(void *arg, unsigned vc, uint8_t oper);
 void atm_set_vc_state_hook(struct atm_ctl *a, atm_vc_state_fn fn, void *arg);
 
 /*
- * Start capturing VC v's AAL5 SDUs to `path` (pcap, LINKTYPE_SUNATM) while
- * the workers run, or stop. cellpw VCs only. 0, -ENOENT (no such VC, or
- * nothing to stop), -EBUSY (already capturing) or the file's errno.
+ * The capture directory (cfg capture/directory, else RUNDIR/capture, made
+ * 0750 and given to uid/gid unless they are -1), then the startup
+ * capture-files. After the runtime directory exists, before the privilege
+ * drop. 0 or a negative errno (logged; captures are then refused).
  */
-int atm_capture_start(struct atm_ctl *a, unsigned v, const char *path);
+int atm_capture_dir_open(struct atm_ctl *a, const char *rundir, uid_t uid, gid_t gid);
+
+/*
+ * Start capturing VC v's AAL5 SDUs (pcap, LINKTYPE_SUNATM) to a new file
+ * `name` of the capture directory while the workers run, for at most
+ * max_bytes and max_s; or stop. cellpw VCs only. 0, -ENOENT (no such VC,
+ * or nothing to stop), -EBUSY (already capturing), -EEXIST (the file
+ * exists), -EINVAL (not a plain file name), -ENOTDIR (no capture
+ * directory) or the file's errno.
+ */
+int atm_capture_start(struct atm_ctl *a, unsigned v, const char *name, uint64_t max_bytes,
+                      uint32_t max_s);
 int atm_capture_stop(struct atm_ctl *a, unsigned v);
+
+/* Every tick: stop the captures that reached their size or duration limit (logged). */
+void atm_capture_poll(struct atm_ctl *a, uint64_t now_ms);
+
+/*
+ * State JSON: VC v's ,"capture-file":..,"capture-octets":.. while it is
+ * captured (nothing otherwise), and the ,"capture":{...} container.
+ */
+void atm_capture_vc_json(const struct atm_ctl *a, unsigned v, FILE *out);
+void atm_capture_json(const struct atm_ctl *a, FILE *out);
 
 /* What the control thread knows of VC `vc` beyond the stats snapshot. */
 struct atm_vc_info {

@@ -81,6 +81,7 @@ void atm_poll_events(struct atm_ctl *a, uint64_t now_ms)
 		while (event_ring_pop(r, &ev))
 			atm_event(a, &ev, now_ms);
 	}
+	atm_capture_poll(a, now_ms);
 }
 
 int atm_vc_ping(struct atm_ctl *a, unsigned vc)

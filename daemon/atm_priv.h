@@ -24,6 +24,17 @@ struct atm_subif_rt {
 	uint64_t host_tx_drops;
 };
 
+#define CAPTURE_NAME_MAX 128 /* YANG capture-file-name */
+#define CAPTURE_POLL_MS  100 /* how often running captures are checked against their limits */
+
+/* A running capture, as the control thread keeps it (the writer is vcs[v].cap). */
+struct atm_capture_rt {
+	char name[CAPTURE_NAME_MAX + 1]; /* in the capture directory */
+	uint64_t max_bytes;
+	uint32_t max_s;
+	uint64_t deadline_ms; /* mono_ms */
+};
+
 #define ATM_STATE_WHAT    "ATM VC oper state changes"
 #define ATM_INATMARP_WHAT "InATMARP peer changes"
 
@@ -52,14 +63,27 @@ struct atm_ctl {
 	atm_ping_fn ping_cb;
 	void *ping_arg;
 	struct log_limit state_log, inatmarp_log; /* what the far ends make happen */
+
+	/* atm_capture.c */
+	int cap_dirfd; /* the capture directory, -1 until atm_capture_dir_open */
+	char cap_dir[256];
+	struct atm_capture_rt cap[VC_MAX];
+	uint64_t cap_poll_ms;
+	uint64_t cap_started, cap_limit_stops, cap_not_written, cap_refused;
 };
 
 /* atm_setup.c: the datapath's view of PVC pc (struct atm_vc_cfg). */
 void atm_vc_cfg_fill(struct atm_vc_cfg *v, const struct cfg *cfg, const struct cfg_pvc *pc);
 
-/* atm_capture.c: VC v's startup capture-file ("" = none; failures logged), and closing it. */
-void atm_capture_open(struct atm_ctl *a, unsigned v, const char *path);
+/*
+ * atm_capture.c: VC v's capture-file ("" = none; failures logged, the VC
+ * runs uncaptured), opened now if the capture directory is open, else by
+ * atm_capture_dir_open; closing the capture of a VC already unpublished;
+ * and everything at the end.
+ */
+void atm_capture_open(struct atm_ctl *a, unsigned v, const char *name);
 void atm_capture_close(struct atm_ctl *a, unsigned v);
+void atm_capture_fini(struct atm_ctl *a);
 
 /* atm_events.c: "PORT VC vpi/vci (SUBIF)" of VC id vc, for log lines. */
 void atm_vc_name(const struct atm_ctl *a, unsigned vc, char *buf, size_t len);

@@ -25,6 +25,7 @@ struct atm_ctl *atm_new(struct dataplane *dp, const struct cfg *cfg)
 	a->cfg = cfg;
 	for (unsigned i = 0; i < PORT_MAX; i++)
 		a->port_tun_fd[i] = -1;
+	a->cap_dirfd = -1;
 	for (unsigned s = 0; s < CFG_SUBIF_MAX; s++)
 		a->sub[s].set.tun_fd = -1;
 	for (unsigned v = 0; v < VC_MAX; v++)
@@ -58,8 +59,7 @@ void atm_free(struct atm_ctl *a)
 			close(a->port_tun_fd[i]);
 		free(a->pw[i]);
 	}
-	for (unsigned v = 0; a->dp->vcs && v < a->dp->nvcs; v++)
-		atm_capture_close(a, v);
+	atm_capture_fini(a);
 	free(a->dp->vcs);
 	a->dp->vcs = NULL;
 	a->dp->nvcs = 0;

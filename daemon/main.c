@@ -315,6 +315,9 @@ static int run(struct options *o, struct cfg *cfg)
 		goto out;
 	if (rundir_make(o->rundir, uid, gid) != 0)
 		goto out;
+	/* VC captures go there only; failing leaves them refused, the router runs on. */
+	if (dp.vcs)
+		atm_capture_dir_open(ctl.atm, o->rundir, uid, gid);
 	control_snmp_start(&ctl);
 	/* The API socket before the drop (its group; a TCP listener may want a low port),
 	 * and before the pid file: once that exists, the API answers. */

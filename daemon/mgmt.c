@@ -50,6 +50,12 @@ static int unsupported_change(const struct cfg *a, const struct cfg *b, struct r
 	           memcmp(a->worker_cpus, b->worker_cpus, sizeof(a->worker_cpus))) {
 		what = "workers and worker-cpu";
 		path = "/cellgate:cellgate/system/workers";
+	} else if (strcmp(a->capture.directory, b->capture.directory) ||
+	           a->capture.max_bytes != b->capture.max_bytes ||
+	           a->capture.max_s != b->capture.max_s) {
+		/* Opened at startup, before the privilege drop; the limits go with it. */
+		what = "the capture directory and limits";
+		path = "/cellgate:cellgate/system/capture";
 	} else if (memcmp(&a->restconf, &b->restconf, sizeof(a->restconf))) {
 		what = "the RESTCONF server settings";
 		path = "/cellgate:cellgate/restconf";
@@ -346,26 +352,70 @@ static int op_vc(struct mgmt *m, const struct lyd_node *input, struct restconf_e
 	return v;
 }
 
+/* capture-start's limits: the input's, at most the configured ones. 0, or -1 with err filled. */
+static int capture_limits(const struct cfg *cfg, const struct lyd_node *input, uint64_t *max_bytes,
+                          uint32_t *max_s, struct restconf_err *err)
+{
+	const char *size = child_value(input, "max-size"),
+	           *dur = child_value(input, "max-duration");
+
+	*max_bytes = size ? strtoull(size, NULL, 10) : cfg->capture.max_bytes;
+	*max_s = dur ? (uint32_t)strtoul(dur, NULL, 10) : cfg->capture.max_s;
+	if (*max_bytes > cfg->capture.max_bytes) {
+		restconf_err_set(err, 400, "invalid-value", "/cellgate:capture-start/max-size",
+		                 "max-size %lu is above the configured limit %lu "
+		                 "(/cellgate/system/capture/max-size)",
+		                 *max_bytes, cfg->capture.max_bytes);
+		return -1;
+	}
+	if (*max_s > cfg->capture.max_s) {
+		restconf_err_set(err, 400, "invalid-value", "/cellgate:capture-start/max-duration",
+		                 "max-duration %u is above the configured limit %u "
+		                 "(/cellgate/system/capture/max-duration)",
+		                 *max_s, cfg->capture.max_s);
+		return -1;
+	}
+	return 0;
+}
+
+static void capture_err(int e, bool start, const char *file, struct restconf_err *err)
+{
+	if (e == -EBUSY)
+		restconf_err_set(err, 409, "in-use", NULL, "the VC is being captured already");
+	else if (e == -ENOENT && !start)
+		restconf_err_set(err, 409, "data-missing", NULL, "the VC is not being captured");
+	else if (e == -EEXIST)
+		restconf_err_set(err, 409, "data-exists", "/cellgate:capture-start/file",
+		                 "capture file %s exists already: choose another name", file);
+	else if (e == -EINVAL)
+		restconf_err_set(err, 400, "invalid-value", "/cellgate:capture-start/file",
+		                 "%s is not a plain file name", file);
+	else if (e == -ENOTDIR)
+		restconf_err_set(err, 503, "resource-denied", NULL,
+		                 "no capture directory (see the daemon's log)");
+	else
+		restconf_err_set(err, 500, "operation-failed", NULL, "%s: %s",
+		                 start ? file : "capture", strerror(-e));
+}
+
 static void op_capture(struct mgmt *m, bool start, const struct lyd_node *input,
                        restconf_rpc_done_fn done, void *cookie)
 {
+	const char *file = start ? child_value(input, "file") : NULL;
 	struct restconf_err err;
+	uint64_t max_bytes = 0;
+	uint32_t max_s = 0;
 	int v = op_vc(m, input, &err), e;
 
-	if (v < 0) {
+	if (v < 0 || (start && capture_limits(m->ctl->cfg, input, &max_bytes, &max_s, &err))) {
 		done(cookie, &err, NULL);
 		return;
 	}
 	v = atm_vc_of_pvc(m->ctl->atm, (unsigned)v);
-	e = start ? atm_capture_start(m->ctl->atm, (unsigned)v, child_value(input, "file"))
+	e = start ? atm_capture_start(m->ctl->atm, (unsigned)v, file ? file : "", max_bytes, max_s)
 	          : atm_capture_stop(m->ctl->atm, (unsigned)v);
-	if (e == -EBUSY)
-		restconf_err_set(&err, 409, "in-use", NULL, "the VC is being captured already");
-	else if (e == -ENOENT && !start)
-		restconf_err_set(&err, 409, "data-missing", NULL, "the VC is not being captured");
-	else if (e)
-		restconf_err_set(&err, 500, "operation-failed", NULL, "%s: %s",
-		                 start ? child_value(input, "file") : "capture", strerror(-e));
+	if (e)
+		capture_err(e, start, file, &err);
 	done(cookie, e ? &err : NULL, NULL);
 }
 

@@ -116,7 +116,9 @@ static void state_vc(FILE *out, const struct control *ctl, const struct stats_sn
 	for (unsigned r = 0; r < VC_DROP__MAX; r++)
 		fprintf(out, "%s{\"reason\":\"%s\",\"count\":\"%lu\"}", r ? "," : "",
 		        vc_drop_name[r], sv->c.discards[r]);
-	fputs("]}", out);
+	fputc(']', out);
+	atm_capture_vc_json(ctl->atm, v, out);
+	fputc('}', out);
 }
 
 struct walk_ctx {
@@ -274,6 +276,8 @@ int mgmt_state_json(struct control *ctl, FILE *out)
 	state_fib(out, ctl);
 	state_neighbors(out, ctl);
 	state_sessions(out, ctl);
+	if (ctl->dp->vcs)
+		atm_capture_json(ctl->atm, out);
 	fputs(",\"worker\":[", out);
 	for (unsigned w = 0; w < s->nworkers; w++)
 		fprintf(out,

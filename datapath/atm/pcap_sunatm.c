@@ -1,6 +1,7 @@
 /* pcap files with LINKTYPE_SUNATM records; the format is described in pcap_sunatm.h. */
 #include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "datapath/atm/pcap_sunatm.h"
 
@@ -32,15 +33,22 @@ static int pcap_put(struct pcap_sunatm *w, const void *buf, size_t len)
 	return w->err;
 }
 
-int pcap_sunatm_open(struct pcap_sunatm *w, const char *path)
+int pcap_sunatm_open_fd(struct pcap_sunatm *w, int fd, uint64_t max_bytes)
 {
 	uint8_t hdr[24];
 	int err;
 
-	*w = (struct pcap_sunatm){0};
-	w->f = fopen(path, "we");
-	if (!w->f)
-		return -errno;
+	*w = (struct pcap_sunatm){.max_bytes = max_bytes};
+	if (max_bytes && max_bytes < sizeof(hdr)) {
+		close(fd);
+		return -EINVAL;
+	}
+	w->f = fdopen(fd, "w");
+	if (!w->f) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
 	setvbuf(w->f, NULL, _IOFBF, PCAP_BUF);
 	put32(hdr, PCAP_MAGIC_NS);
 	put16(hdr + 4, 2); /* version 2.4 */
@@ -53,8 +61,10 @@ int pcap_sunatm_open(struct pcap_sunatm *w, const char *path)
 	if (err) {
 		fclose(w->f);
 		w->f = NULL;
+		return err;
 	}
-	return err;
+	__atomic_store_n(&w->bytes, sizeof(hdr), __ATOMIC_RELAXED);
+	return 0;
 }
 
 int pcap_sunatm_write(struct pcap_sunatm *w, uint64_t ts_ns, bool outbound, uint8_t vpi,
@@ -71,6 +81,13 @@ int pcap_sunatm_write(struct pcap_sunatm *w, uint64_t ts_ns, bool outbound, uint
 		return -EMSGSIZE;
 	orig = (uint32_t)len + 4;
 	incl = orig < PCAP_SUNATM_SNAPLEN ? orig : PCAP_SUNATM_SNAPLEN;
+	if (w->full || (w->max_bytes && w->bytes + 16 + incl > w->max_bytes)) {
+		/* Whole records or none (a cut one would end the file mid-record), and none
+		 * after the first refused, so the file is a gapless prefix of the traffic. */
+		__atomic_store_n(&w->refused, w->refused + 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&w->full, true, __ATOMIC_RELAXED);
+		return -EFBIG;
+	}
 	put32(rec, (uint32_t)(ts_ns / 1000000000u));
 	put32(rec + 4, (uint32_t)(ts_ns % 1000000000u));
 	put32(rec + 8, incl);
@@ -79,9 +96,11 @@ int pcap_sunatm_write(struct pcap_sunatm *w, uint64_t ts_ns, bool outbound, uint
 	rec[17] = vpi;
 	rec[18] = vci >> 8;
 	rec[19] = vci & 0xff;
-	if (pcap_put(w, rec, sizeof(rec)))
+	if (pcap_put(w, rec, sizeof(rec)) || pcap_put(w, sdu, incl - 4))
 		return w->err;
-	return pcap_put(w, sdu, incl - 4);
+	__atomic_store_n(&w->bytes, w->bytes + 16 + incl, __ATOMIC_RELAXED);
+	__atomic_store_n(&w->records, w->records + 1, __ATOMIC_RELAXED);
+	return 0;
 }
 
 int pcap_sunatm_flush(struct pcap_sunatm *w)

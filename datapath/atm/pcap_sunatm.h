@@ -22,6 +22,13 @@
  * host byte order as libpcap writes them, and the snapshot length is 65535:
  * the largest SDU (65535 bytes) loses its last 4 bytes to the pseudo-header.
  * Writes go through a stdio buffer; not for the datapath's inner loop.
+ *
+ * The writer never opens a path itself: the daemon creates the file where
+ * captures are allowed to go (daemon/atm_capture.c) and hands over the
+ * descriptor. A size limit makes the writer refuse, and count, every record
+ * that would take the file past it; whoever owns the capture sees `full`
+ * and ends it. `bytes`, `records`, `refused` and `full` are written by the
+ * one thread that writes records and may be read by another (relaxed).
  */
 #ifndef CELLGATE_ATM_PCAP_SUNATM_H
 #define CELLGATE_ATM_PCAP_SUNATM_H
@@ -39,15 +46,27 @@
 
 struct pcap_sunatm {
 	FILE *f;
-	int err; /* first failed write (negative errno), 0 while all is well */
+	int err;            /* first failed write (negative errno), 0 while all is well */
+	uint64_t max_bytes; /* file size limit, header included; 0 = none */
+	uint64_t bytes;     /* file size so far */
+	uint64_t records;   /* records written */
+	uint64_t refused;   /* records not written because of max_bytes */
+	bool full;          /* a record was refused: the capture has reached its limit */
 };
 
-/* Create or truncate `path` and write the pcap file header. 0 or a negative errno. */
-int pcap_sunatm_open(struct pcap_sunatm *w, const char *path);
+/*
+ * Take over `fd` (open for writing, positioned at 0; closed by
+ * pcap_sunatm_close, or here on failure) and write the pcap file header.
+ * max_bytes 0 = no limit, else at least the header's 24 bytes.
+ * 0 or a negative errno.
+ */
+int pcap_sunatm_open_fd(struct pcap_sunatm *w, int fd, uint64_t max_bytes);
 
 /*
  * Append one SDU captured at ts_ns (nanoseconds since the Unix epoch).
  * 0 or a negative errno; after a failure every later write returns it too.
+ * -EFBIG when the record would pass max_bytes: not written, counted in
+ * `refused`, and `full` set.
  */
 int pcap_sunatm_write(struct pcap_sunatm *w, uint64_t ts_ns, bool outbound, uint8_t vpi,
                       uint16_t vci, bool llc, const uint8_t *sdu, size_t len);

@@ -37,13 +37,13 @@ def topo(request, topo_options):
 
 
 @pytest.fixture(scope="module")
-def capture_path(topo):
-    d = lab.tempfile.mkdtemp(prefix="cglab-pcap-")
-    return os.path.join(d, "vc100.pcap")
+def capture_name(topo):
+    """VC 0/200's capture-file: a name in r's capture directory (RUNDIR/capture)."""
+    return "vc200.pcap"
 
 
 @pytest.fixture(scope="module")
-def routers(request, topo, cellgated_bin, capture_path):
+def routers(request, topo, cellgated_bin, capture_name):
     oam = {"enabled": True, "interval": 500, "retry-interval": 250,
            "down-count": 3, "up-count": 2}
     # a1 first: r's OAM loopbacks then find it answering from the start.
@@ -51,7 +51,7 @@ def routers(request, topo, cellgated_bin, capture_path):
                       config=atmlab.remote_config(topo), ns="a1")
     r = start_router(request, topo, cellgated_bin,
                      config=atmlab.router_config(topo, oam=oam,
-                                                 capture=capture_path))
+                                                 capture=capture_name))
     return r, a1
 
 
@@ -200,8 +200,9 @@ while time.time() < end:
     assert b["discards"]["shaping-queue-full"] > 0, "the flood never filled the queue"
 
 
-def test_capture_file_decodes_to_ip(topo, routers, capture_path):
+def test_capture_file_decodes_to_ip(topo, routers, capture_name):
     """VC 0/200 captures its SDUs: tshark decodes them down to IP (and ARP)."""
+    capture_path = os.path.join(routers[0].rundir, "capture", capture_name)
     assert wait_ping(topo, "h1", "10.44.0.1")
     got, p = ping(topo, "h1", "10.44.0.1", count=3)
     assert got == 3, p.stdout

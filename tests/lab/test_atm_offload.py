@@ -9,7 +9,7 @@ the sender already at its smallest segment size).
 
 import pytest
 
-from test_atm import capture_path, routers, topo  # noqa: F401 (fixtures)
+from test_atm import capture_name, routers, topo  # noqa: F401 (fixtures)
 import lab
 import test_atm
 

@@ -5,6 +5,7 @@ vc-ping operation reports OAM loopback round trips, VC metrics match."""
 import json
 import os
 import re
+import stat
 import time
 
 import pytest
@@ -12,7 +13,7 @@ import pytest
 import atmlab
 import lab
 import restconf as rc
-from test_atm import capture_path, routers, topo, topo_options, wait_ping  # noqa: F401
+from test_atm import capture_name, routers, topo, topo_options, wait_ping  # noqa: F401
 
 
 def vc_state(d, vpi, vci):
@@ -94,23 +95,35 @@ def test_cellgatectl_vc_ping_and_show_vc(routers):
     assert code == 0 and "Last loopback round trip" in out
 
 
-def test_capture_start_stop_at_runtime(topo, routers, tmp_path):
+CAPTURE_OP = "/restconf/operations/cellgate:capture-%s"
+VC300 = {"port": "atm0", "vpi": 0, "vci": 300}
+
+
+def capture_dir(d):
+    return os.path.join(d.rundir, "capture")
+
+
+def test_capture_start_stop_at_runtime(topo, routers):
     r, _ = routers
-    op = "/restconf/operations/cellgate:capture-%s"
-    vc = {"port": "atm0", "vpi": 0, "vci": 300}
-    path = str(tmp_path / "vc300.pcap")
-    res = rc.request(r, "POST", op % "start", {"cellgate:input": dict(vc, file=path)})
+    op = CAPTURE_OP
+    vc = VC300
+    res = rc.request(r, "POST", op % "start", {"cellgate:input": dict(vc, file="vc300.pcap")})
     assert res.status == 204, res
-    again = rc.request(r, "POST", op % "start", {"cellgate:input": dict(vc, file=path)})
+    path = os.path.join(capture_dir(r), "vc300.pcap")
+    st = os.lstat(path)
+    assert stat.S_ISREG(st.st_mode) and stat.S_IMODE(st.st_mode) == 0o640
+    assert vc_state(r, 0, 300)["capture-file"] == "vc300.pcap"
+    again = rc.request(r, "POST", op % "start", {"cellgate:input": dict(vc, file="vc300.pcap")})
     assert again.status == 409 and again.error()["error-tag"] == "in-use"
     # VC 0/200 captures from its configured capture-file already (atmlab.py).
     busy = rc.request(r, "POST", op % "start",
                       {"cellgate:input": {"port": "atm0", "vpi": 0, "vci": 200,
-                                          "file": str(tmp_path / "x.pcap")}})
+                                          "file": "x.pcap"}})
     assert busy.status == 409
     topo.exec("h1", ["ping", "-c", "3", "-i", "0.2", "-W", "2", "10.3.0.2"])
     res = rc.request(r, "POST", op % "stop", {"cellgate:input": vc})
     assert res.status == 204, res
+    assert "capture-file" not in vc_state(r, 0, 300)
     with open(path, "rb") as f:
         data = f.read()
     assert data[:4] == b"\x4d\x3c\xb2\xa1"  # pcap, nanosecond timestamps, little-endian
@@ -120,6 +133,78 @@ def test_capture_start_stop_at_runtime(topo, routers, tmp_path):
     assert os.path.getsize(path) == size, "written after capture-stop"
     res = rc.request(r, "POST", op % "stop", {"cellgate:input": vc})
     assert res.status == 409 and res.error()["error-tag"] == "data-missing"
+    # A name used before is not reused: O_EXCL, the old capture stays as it was.
+    res = rc.request(r, "POST", op % "start", {"cellgate:input": dict(vc, file="vc300.pcap")})
+    assert res.status == 409 and res.error()["error-tag"] == "data-exists", res
+    assert os.path.getsize(path) == size
+
+
+def test_capture_cannot_write_outside_its_directory(topo, routers, tmp_path):
+    """An API user cannot make the daemon create or truncate any other file."""
+    r, _ = routers
+    victim = tmp_path / "cellgated.json"
+    victim.write_text("precious\n")
+    for name in (str(victim), "../" + victim.name, "sub/x.pcap", ".hidden", "-r"):
+        res = rc.request(r, "POST", CAPTURE_OP % "start",
+                         {"cellgate:input": dict(VC300, file=name)})
+        assert res.status == 400 and res.error()["error-tag"] == "invalid-value", (name, res)
+        assert "capture-file" not in vc_state(r, 0, 300)
+    # A symbolic link planted in the capture directory is not followed.
+    os.symlink(str(victim), os.path.join(capture_dir(r), "link.pcap"))
+    res = rc.request(r, "POST", CAPTURE_OP % "start",
+                     {"cellgate:input": dict(VC300, file="link.pcap")})
+    assert res.status == 409 and res.error()["error-tag"] == "data-exists", res
+    assert victim.read_text() == "precious\n"
+    assert int(rc.state(r)["capture"]["refused"]) >= 1
+
+
+def capture_stopped(d, vpi, vci, timeout=10):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if "capture-file" not in vc_state(d, vpi, vci):
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def test_capture_stops_at_its_limits(topo, routers):
+    """A capture stops at max-size (the file never passes it) and at max-duration."""
+    r, _ = routers
+    before = rc.state(r)["capture"]
+    res = rc.request(r, "POST", CAPTURE_OP % "start",
+                     {"cellgate:input": dict(VC300, file="small.pcap", **{"max-size": "4096"})})
+    assert res.status == 204, res
+    topo.exec("h1", ["ping", "-c", "20", "-i", "0.05", "-s", "400", "-W", "1", "10.3.0.2"])
+    assert capture_stopped(r, 0, 300), "no stop at the size limit"
+    path = os.path.join(capture_dir(r), "small.pcap")
+    size = os.path.getsize(path)
+    assert 24 < size <= 4096
+    assert "small.pcap stopped (size limit of 4096 bytes reached)" in r.log()
+    res = rc.request(r, "POST", CAPTURE_OP % "start",
+                     {"cellgate:input": dict(VC300, file="short.pcap",
+                                             **{"max-duration": 1})})
+    assert res.status == 204, res
+    t0 = time.monotonic()
+    assert capture_stopped(r, 0, 300, timeout=5), "no stop at the duration limit"
+    assert 0.9 <= time.monotonic() - t0 <= 3
+    assert "short.pcap stopped (duration limit of 1 s reached)" in r.log()
+    after = rc.state(r)["capture"]
+    assert int(after["stopped-at-limit"]) == int(before["stopped-at-limit"]) + 2
+    assert int(after["started"]) == int(before["started"]) + 2
+    assert int(after["records-not-written"]) > int(before["records-not-written"])
+    assert after["directory"] == capture_dir(r)
+    # Above the configured limits (system/capture, 100 MiB and 3600 s by default): refused.
+    for extra, leaf in (({"max-size": str(200 << 20)}, "max-size"),
+                        ({"max-duration": 7200}, "max-duration")):
+        res = rc.request(r, "POST", CAPTURE_OP % "start",
+                         {"cellgate:input": dict(VC300, file="big.pcap", **extra)})
+        assert res.status == 400 and res.error()["error-path"].endswith(leaf), res
+    assert not os.path.exists(os.path.join(capture_dir(r), "big.pcap"))
+    # Where captures go and their limits are fixed at startup.
+    res = rc.request(r, "PATCH", "/restconf/data/cellgate:cellgate/system",
+                     {"cellgate:system": {"capture": {"directory": "/etc"}}})
+    assert res.status == 501 and res.error()["error-path"].endswith("system/capture"), res
+    assert rc.state(r)["capture"]["directory"] == capture_dir(r)
 
 
 SUB200 = "/cellgate:cellgate/port=atm0/subinterface=atm0.200"

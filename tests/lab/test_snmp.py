@@ -24,7 +24,7 @@ import atmlab
 import lab
 import restconf as rc
 from conftest import start_router
-from test_atm import capture_path, ping, topo, wait_ping  # noqa: F401 (fixtures)
+from test_atm import capture_name, ping, topo, wait_ping  # noqa: F401 (fixtures)
 
 PING_INTERVAL = 2  # seconds: the subagent's AgentX ping and reconnect period
 SNMPD_PORT = 1161

@@ -5,8 +5,10 @@
  * and a VC-multiplexed one.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "datapath/atm/pcap_sunatm.h"
@@ -55,6 +57,18 @@ static uint16_t get16(const uint8_t *p)
 	return v;
 }
 
+/* What the daemon does (daemon/atm_capture.c), minus the confinement: a new file, then its fd. */
+static int open_path(struct pcap_sunatm *w, const char *path, uint64_t max_bytes)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+
+	if (fd < 0) {
+		*w = (struct pcap_sunatm){0};
+		return -errno;
+	}
+	return pcap_sunatm_open_fd(w, fd, max_bytes);
+}
+
 /* The two SDUs: LLC/SNAP echo request received on 1/100, VC-mux echo reply sent on 2/200. */
 static int write_sample(const char *path)
 {
@@ -68,7 +82,7 @@ static int write_sample(const char *path)
 	memcpy(sdu1, llc, 8);
 	n1 = 8 + icmp_echo(sdu1 + 8, 8, a, b);
 	n2 = icmp_echo(sdu2, 0, b, a);
-	rc = pcap_sunatm_open(&w, path);
+	rc = open_path(&w, path, 0);
 	if (!rc)
 		rc = pcap_sunatm_write(&w, TS1, false, 1, 100, true, sdu1, n1);
 	if (!rc)
@@ -148,10 +162,10 @@ static void check_errors(const char *dir)
 	struct pcap_sunatm w;
 
 	snprintf(path, sizeof(path), "%s/no/such/dir.pcap", dir);
-	CHECK_EQ(pcap_sunatm_open(&w, path), -ENOENT);
+	CHECK_EQ(open_path(&w, path, 0), -ENOENT);
 	CHECK_EQ(pcap_sunatm_write(&w, 0, false, 0, 32, true, sdu, 8), -EBADF);
 	/* /dev/full takes the open; the data fails when the buffer is flushed. */
-	if (pcap_sunatm_open(&w, "/dev/full") != 0) {
+	if (open_path(&w, "/dev/full", 0) != 0) {
 		CHECK(!"open /dev/full");
 		return;
 	}
@@ -173,7 +187,7 @@ static void check_snaplen(const char *dir)
 	long size = 0;
 
 	snprintf(path, sizeof(path), "%s/big.pcap", dir);
-	CHECK_EQ(pcap_sunatm_open(&w, path), 0);
+	CHECK_EQ(open_path(&w, path, 0), 0);
 	CHECK_EQ(pcap_sunatm_write(&w, 0, false, 0, 32, false, sdu, sizeof(sdu)), 0);
 	CHECK_EQ(pcap_sunatm_close(&w), 0);
 	in = fopen(path, "rb");
@@ -185,6 +199,38 @@ static void check_snaplen(const char *dir)
 	}
 	CHECK(get32(rec + 8) == 65535 && get32(rec + 12) == 65539);
 	CHECK_EQ(size, 24 + 16 + 65535);
+	unlink(path);
+}
+
+/*
+ * A size limit: records that fit are written whole; the first that would
+ * pass the limit and every one after it, even one that would still fit,
+ * are refused and counted, so the file is a gapless prefix of the traffic
+ * that ends on a record boundary, never past the limit.
+ */
+static void check_limit(const char *dir)
+{
+	static const uint8_t sdu[40] = {0x45};
+	char path[4096];
+	struct pcap_sunatm w;
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/limit.pcap", dir);
+	CHECK_EQ(open_path(&w, path, 23), -EINVAL); /* not even the header fits */
+	/* Header 24, each record 16 + 4 + 40 = 60: two fit in 170, a third does not. */
+	CHECK_EQ(open_path(&w, path, 170), 0);
+	CHECK_EQ(w.bytes, 24);
+	CHECK_EQ(pcap_sunatm_write(&w, 0, false, 0, 32, true, sdu, sizeof(sdu)), 0);
+	CHECK_EQ(pcap_sunatm_write(&w, 0, false, 0, 32, true, sdu, sizeof(sdu)), 0);
+	CHECK(!w.full);
+	CHECK_EQ(pcap_sunatm_write(&w, 0, false, 0, 32, true, sdu, sizeof(sdu)), -EFBIG);
+	CHECK(w.full);
+	CHECK_EQ(pcap_sunatm_write(&w, 0, false, 0, 32, true, sdu, 1), -EFBIG); /* 21 would fit */
+	CHECK_EQ(w.records, 2);
+	CHECK_EQ(w.refused, 2);
+	CHECK_EQ(w.bytes, 24 + 60 + 60);
+	CHECK_EQ(pcap_sunatm_close(&w), 0);
+	CHECK(stat(path, &st) == 0 && st.st_size == 24 + 60 + 60);
 	unlink(path);
 }
 
@@ -202,6 +248,7 @@ int main(void)
 	check_tshark(path);
 	check_errors(dir);
 	check_snaplen(dir);
+	check_limit(dir);
 	unlink(path);
 	rmdir(dir);
 	return check_report("test_pcap_sunatm");

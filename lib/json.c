@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+#include "lib/json.h"
+
+void json_str_put(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20 || c == 0x7f)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+void json_member_str(FILE *out, const char *name, const char *value)
+{
+	fprintf(out, ",\"%s\":", name);
+	json_str_put(out, value);
+}
