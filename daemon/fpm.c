@@ -4,7 +4,6 @@
  */
 #include "cellgate-build.h" /* _GNU_SOURCE: accept4 */
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <event2/event.h>
 #include <netinet/in.h>
@@ -15,66 +14,7 @@
 #include <unistd.h>
 
 #include "lib/clock.h"
-#include "lib/log.h"
-#include "daemon/fpm.h"
-#include "daemon/fpm_table.h"
-
-#define FPM_BUF_SIZE       (1u << 20) /* stream buffer; always room for one whole frame */
-#define FPM_READ_BUDGET    (1u << 20) /* bytes per callback, so timers and signals keep running */
-#define FPM_RCVBUF         (4 << 20)  /* let zebra's replay run ahead of us without stalling it */
-#define FPM_SWEEP_CHUNK    65536u     /* stale routes removed per event-loop turn */
-#define FPM_SETTLE_TICK    100        /* ms between settle checks */
-#define FPM_PREFETCH_AHEAD 8          /* frames; a route costs ~1 us, a cache miss ~0.1-0.3 us */
-
-enum fpm_state { FPM_DISABLED, FPM_LISTENING, FPM_SYNCING, FPM_SWEEPING, FPM_ESTABLISHED };
-
-static const char *const fpm_state_name[] = {
-    [FPM_DISABLED] = "disabled", [FPM_LISTENING] = "listening",     [FPM_SYNCING] = "syncing",
-    [FPM_SWEEPING] = "sweeping", [FPM_ESTABLISHED] = "established",
-};
-
-struct fpm_server {
-	struct event_base *base;
-	struct cfg_fpm cfg;
-	char listen_str[INET6_ADDRSTRLEN + 8];
-	enum fpm_state state;
-	int lfd, fd;
-	struct event *lev, *rev, *settle_ev;
-	struct fpm_table *table;
-
-	uint8_t *buf; /* stream bytes not yet framed; malloc'd, so 4-byte aligned */
-	size_t len;
-	uint8_t *scratch; /* a misaligned frame's copy (netlink needs 4-byte alignment) */
-
-	char peer[INET6_ADDRSTRLEN + 8];
-	uint32_t session;
-	uint64_t connects, disconnects, bytes, frames;
-	uint64_t change_rt_ms; /* CLOCK_REALTIME of the last connect or disconnect */
-	uint64_t hdr_errors[FPM_E__MAX];
-	uint64_t connect_ms, quiet_since_ms, last_reconfirmed;
-	int64_t last_settle_ms; /* connect to settled, last session; -1 = none yet */
-	/* accept() failing for want of descriptors (EMFILE) fails again on every
-	 * loop while the connection waits: a few lines, then a count. */
-	struct log_limit accept_log;
-};
-
-static void addr_str(const struct sockaddr_storage *ss, char *buf, size_t sz)
-{
-	char a[INET6_ADDRSTRLEN] = "?";
-	unsigned port = 0;
-
-	if (ss->ss_family == AF_INET) {
-		const struct sockaddr_in *s4 = (const struct sockaddr_in *)ss;
-		inet_ntop(AF_INET, &s4->sin_addr, a, sizeof(a));
-		port = ntohs(s4->sin_port);
-		snprintf(buf, sz, "%s:%u", a, port);
-	} else {
-		const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)ss;
-		inet_ntop(AF_INET6, &s6->sin6_addr, a, sizeof(a));
-		port = ntohs(s6->sin6_port);
-		snprintf(buf, sz, "[%s]:%u", a, port);
-	}
-}
+#include "daemon/fpm_priv.h"
 
 static void settle_arm(struct fpm_server *s, unsigned ms)
 {
@@ -215,6 +155,35 @@ static void fpm_settle_cb(evutil_socket_t fd, short what, void *arg)
 	s->state = s->fd >= 0 ? FPM_ESTABLISHED : FPM_LISTENING;
 }
 
+/*
+ * A connection that may not become the session is closed at once. The
+ * session is one TCP connection with no authentication of its own, and a
+ * new connection used to replace it: any process that reached the port
+ * could push zebra off and own the FIB. Now the live session stays, and
+ * zebra (which retries every few seconds) gets in again once its old
+ * connection is closed or found dead by keepalive (fpm_peer.c).
+ */
+static bool accept_refused(struct fpm_server *s, int fd, const struct sockaddr_storage *ss,
+                           const char *peer)
+{
+	const char *why = NULL;
+
+	if (!fpm_peer_allowed(&s->cfg, ss)) {
+		s->refused_peer++;
+		why = "not an allowed-peer";
+	} else if (s->fd >= 0) {
+		s->refused_busy++;
+		why = "a session is alive";
+	}
+	if (!why)
+		return false;
+	if (log_limit_pass(&s->refuse_log, mono_ms() / 1000, "fpm: refused connections"))
+		log_warnx("fpm: connection from %s refused: %s (session %u with %s)", peer, why,
+		          s->session, s->fd >= 0 ? s->peer : "none");
+	close(fd);
+	return true;
+}
+
 static void fpm_accept_cb(evutil_socket_t lfd, short what, void *arg)
 {
 	struct fpm_server *s = arg;
@@ -233,10 +202,9 @@ static void fpm_accept_cb(evutil_socket_t lfd, short what, void *arg)
 		}
 		return;
 	}
-	addr_str(&ss, peer, sizeof(peer));
-	/* zebra runs one FPM client: a new connection means the old one is dead (restart). */
-	if (s->fd >= 0)
-		session_close(s, false, "zebra connected again (restarted?)");
+	fpm_addr_str(&ss, peer, sizeof(peer));
+	if (accept_refused(s, fd, &ss, peer))
+		return;
 	if (s->state == FPM_SWEEPING)
 		while (!fpm_table_sweep(s->table, ~0u)) /* settled before: finish that first */
 			;
@@ -246,6 +214,7 @@ static void fpm_accept_cb(evutil_socket_t lfd, short what, void *arg)
 		return;
 	}
 	(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf)); /* best effort */
+	fpm_peer_keepalive(fd, s->cfg.dead_s);
 	s->rev = event_new(s->base, fd, EV_READ | EV_PERSIST, fpm_read_cb, s);
 	if (!s->rev || event_add(s->rev, NULL) != 0) {
 		log_warnx("fpm: connection from %s refused: cannot watch the socket", peer);
@@ -289,7 +258,7 @@ static int listen_socket(struct fpm_server *s)
 		          s->cfg.address);
 		return -EINVAL;
 	}
-	addr_str(&ss, s->listen_str, sizeof(s->listen_str));
+	fpm_addr_str(&ss, s->listen_str, sizeof(s->listen_str));
 	int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
 	    bind(fd, (struct sockaddr *)&ss, sl) != 0 || listen(fd, 4) != 0) {
@@ -335,8 +304,10 @@ struct fpm_server *fpm_server_new(struct event_base *base, const struct cfg_fpm 
 		log_warnx("fpm: cannot watch the listener on %s", s->listen_str);
 		goto fail;
 	}
+	fpm_table_set_limits(s->table, cfg->limit4, cfg->limit6, cfg->warn_pct);
 	s->state = FPM_LISTENING;
 	log_info("fpm: listening on %s for zebra (dplane_fpm_nl)", s->listen_str);
+	fpm_peer_log_policy(s);
 	return s;
 fail:
 	fpm_server_free(s);
@@ -363,72 +334,3 @@ void fpm_server_free(struct fpm_server *s)
 	free(s);
 }
 
-static void json_counts(FILE *out, const char *const *names, const uint64_t *v, unsigned n,
-                        unsigned from)
-{
-	fputc('{', out);
-	for (unsigned i = from; i < n; i++)
-		fprintf(out, "%s\"%s\":%lu", i > from ? "," : "", names[i], v[i]);
-	fputc('}', out);
-}
-
-void fpm_server_stats_json(const struct fpm_server *s, FILE *out)
-{
-	struct fpm_table_counters c = {0};
-	uint64_t errors[FPM_E__MAX];
-
-	if (s->table)
-		fpm_table_get_counters(s->table, &c);
-	for (unsigned i = 0; i < FPM_E__MAX; i++)
-		errors[i] = c.errors[i] + s->hdr_errors[i];
-	fprintf(out,
-	        "{\"state\":\"%s\",\"listen\":\"%s\",\"connected\":%s,\"peer\":\"%s\","
-	        "\"session\":%u,\"connects\":%lu,\"disconnects\":%lu,\"bytes\":%lu,\"frames\":%lu,"
-	        "\"settle-time\":%u,\"last-settle-ms\":%ld,\"stale\":%lu,\"messages\":",
-	        fpm_state_name[s->state], s->listen_str, s->fd >= 0 ? "true" : "false",
-	        s->fd >= 0 ? s->peer : "", s->session, s->connects, s->disconnects, s->bytes,
-	        s->frames, s->cfg.settle_s, s->last_settle_ms, c.stale);
-	json_counts(out, fpm_msg_name, c.msgs, FPM_MSG__MAX, 0);
-	fprintf(out,
-	        ",\"routes\":{\"ipv4\":%lu,\"ipv4-installed\":%lu,\"ipv4-pending\":%lu,"
-	        "\"ipv4-rejected\":%lu,"
-	        "\"ipv6\":%lu,\"added\":%lu,\"replaced\":%lu,\"reconfirmed\":%lu,\"deleted\":%lu,"
-	        "\"delete-unknown\":%lu,\"swept\":%lu,\"ipv6-added\":%lu,\"ipv6-deleted\":%lu,"
-	        "\"ipv6-reconfirmed\":%lu,\"ipv6-swept\":%lu,\"other-family\":%lu,"
-	        "\"paths-truncated\":%lu},\"rejected\":",
-	        c.routes4, c.routes4_rib, c.routes4_pending, c.routes4_rejected, c.routes6,
-	        c.routes_added, c.routes_replaced, c.routes_reconfirmed, c.routes_deleted,
-	        c.routes_del_unknown, c.routes_swept, c.ipv6_added, c.ipv6_deleted,
-	        c.ipv6_reconfirmed, c.ipv6_swept, c.ignored_family, c.paths_truncated);
-	json_counts(out, fpm_reject_name, c.rejected, FPM_REJ__MAX, 0);
-	fprintf(out,
-	        ",\"nexthop-objects\":{\"current\":%lu,\"added\":%lu,\"replaced\":%lu,"
-	        "\"deleted\":%lu,\"delete-unknown\":%lu,\"deleted-in-use\":%lu},\"errors\":",
-	        c.nhobjs, c.nh_added, c.nh_replaced, c.nh_deleted, c.nh_del_unknown,
-	        c.nh_deleted_in_use);
-	json_counts(out, fpm_err_name, errors, FPM_E__MAX, 1);
-	fputc('}', out);
-}
-
-void fpm_server_view(const struct fpm_server *s, struct fpm_server_view *out)
-{
-	struct fpm_table_counters c = {0};
-
-	*out = (struct fpm_server_view){0};
-	if (!s)
-		return;
-	if (s->table)
-		fpm_table_get_counters(s->table, &c);
-	out->enabled = s->state != FPM_DISABLED;
-	out->connected = s->fd >= 0;
-	if (out->connected)
-		snprintf(out->peer, sizeof(out->peer), "%s", s->peer);
-	out->last_change_ms = s->change_rt_ms;
-	out->connects = s->connects;
-	out->disconnects = s->disconnects;
-	out->frames = s->frames;
-	out->routes_installed = c.routes_added + c.routes_replaced;
-	out->routes_withdrawn = c.routes_deleted + c.routes_swept;
-	for (unsigned i = 0; i < FPM_E__MAX; i++)
-		out->errors += c.errors[i] + s->hdr_errors[i];
-}

@@ -1,6 +1,8 @@
 /*
  * The FPM server: the TCP listener FRR's zebra (dplane_fpm_nl) connects to,
- * one session at a time, in the control thread's event loop. It cuts the
+ * one session at a time (a second connection is refused while the first is
+ * alive; only allowed peers; keepalive finds a dead one), in the control
+ * thread's event loop. It cuts the
  * byte stream into frames for the FPM table (fpm_table.h), and runs the
  * session life: on every (re)connect zebra replays its whole FIB with no
  * end marker, so stale routes of the previous session are swept only once
@@ -40,6 +42,10 @@ struct fpm_server_view {
 	uint64_t routes_installed; /* IPv4 routes added or replaced */
 	uint64_t routes_withdrawn; /* deleted by zebra or swept as stale */
 	uint64_t errors;           /* malformed input of every kind */
+	uint64_t refused_busy;     /* connections refused while a session was alive */
+	uint64_t refused_peer;     /* connections from an address not in allowed-peer */
+	uint64_t routes4, routes6; /* routes known now (stale ones included) */
+	uint64_t limit_refused;    /* routes refused by the route limit */
 };
 
 /* Fill `out`; a NULL server (FPM not set up) reports disabled. */
@@ -47,5 +53,8 @@ void fpm_server_view(const struct fpm_server *s, struct fpm_server_view *out);
 
 /* The "fpm" object of stats.json: state, session, counters. */
 void fpm_server_stats_json(const struct fpm_server *s, FILE *out);
+
+/* ,"fpm":{...}: /cellgate/state/fpm as RFC 7951 JSON (a NULL server: not configured). */
+void fpm_server_state_json(const struct fpm_server *s, FILE *out);
 
 #endif

@@ -5,6 +5,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "daemon/fpm_table_priv.h"
 
@@ -59,9 +60,17 @@ static void r6_grow(struct fpm_table *t)
 void fpm_r6_new(struct fpm_table *t, const struct fpm_route *r)
 {
 	struct fpm_r6 **pp = r6_link(t, r->dst, r->dst_len), *old = *pp;
-	struct fpm_r6 *e = malloc(sizeof(*e) + r->npaths * sizeof(e->paths[0]));
+	struct fpm_r6 *e;
 
+	if ((!old || old->gen != t->gen) && !fpm_limit_admit(t, 1)) {
+		/* New to this session: a stale entry stays as it is, and is swept. */
+		fpm_log_reject(t, AF_INET6, r->dst, r->dst_len, FPM_REJ_LIMIT, t->limit[1]);
+		return;
+	}
+	e = malloc(sizeof(*e) + r->npaths * sizeof(e->paths[0]));
 	if (!e) {
+		if (!old || old->gen != t->gen)
+			fpm_limit_release(t, 1);
 		fpm_log_limited(t, "fpm: IPv6 route table: out of memory: route not recorded");
 		return;
 	}
@@ -93,6 +102,8 @@ static void r6_unlink(struct fpm_table *t, struct fpm_r6 **pp)
 
 	if (e->gen != t->gen)
 		t->nstale_left--;
+	else
+		fpm_limit_release(t, 1);
 	*pp = e->next;
 	free(e);
 	t->r6_used--;

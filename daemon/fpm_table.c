@@ -224,8 +224,8 @@ static void r4_withdraw(struct fpm_table *t, struct fpm_r4 *e)
 }
 
 /* Count a rejected route and say which, why, and the offending value. */
-static void log_reject(struct fpm_table *t, uint8_t family, const uint8_t *dst, uint8_t len,
-                       enum fpm_reject r, long detail)
+void fpm_log_reject(struct fpm_table *t, uint8_t family, const uint8_t *dst, uint8_t len,
+                    enum fpm_reject r, long detail)
 {
 	char what[INET6_ADDRSTRLEN + 8], d[48] = "";
 
@@ -241,7 +241,7 @@ static void r4_log_reject(struct fpm_table *t, const struct fpm_r4 *e, const str
 {
 	uint32_t dst = htonl(r4_prefix(e));
 
-	log_reject(t, AF_INET, (const uint8_t *)&dst, r4_len(e), tg->reject, tg->detail);
+	fpm_log_reject(t, AF_INET, (const uint8_t *)&dst, r4_len(e), tg->reject, tg->detail);
 }
 
 /*
@@ -306,6 +306,11 @@ static void r4_new(struct fpm_table *t, const struct fpm_route *r)
 		return;
 	}
 	struct fpm_r4 *e = oa_slot(&t->r4, key);
+	if ((!e->key || e->gen != t->gen) && !fpm_limit_admit(t, 0)) {
+		/* New to this session: a stale entry stays as it is, and is swept. */
+		fpm_log_reject(t, AF_INET, r->dst, r->dst_len, FPM_REJ_LIMIT, t->limit[0]);
+		return;
+	}
 	if (!e->key) {
 		oa_claim(&t->r4, e, key);
 		e->gen = t->gen;
@@ -354,6 +359,8 @@ static void r4_del(struct fpm_table *t, const struct fpm_route *r)
 	}
 	if (e->gen != t->gen)
 		t->nstale_left--;
+	else
+		fpm_limit_release(t, 0);
 	r4_unlink(t, e);
 	r4_drop(t, e);
 	t->c.routes_deleted++;
@@ -381,8 +388,8 @@ static void route_apply(struct fpm_table *t, const struct fpm_msg *m)
 	}
 	if (route_table_id(r) != RT_TABLE_MAIN) {
 		if (!del)
-			log_reject(t, r->family, r->dst, r->dst_len, FPM_REJ_TABLE,
-			           route_table_id(r));
+			fpm_log_reject(t, r->family, r->dst, r->dst_len, FPM_REJ_TABLE,
+			               route_table_id(r));
 		return;
 	}
 	if (r->family == AF_INET6)
@@ -515,6 +522,7 @@ int fpm_table_session_start(struct fpm_table *t)
 	t->nstale_left = (uint64_t)n + t->r6_used;
 	t->gen++;
 	t->settled = false;
+	fpm_limit_session_start(t);
 	return 0;
 }
 
@@ -553,4 +561,5 @@ void fpm_table_get_counters(const struct fpm_table *t, struct fpm_table_counters
 	out->routes6 = t->r6_used;
 	out->nhobjs = t->nh_n - t->nh_nfree;
 	out->stale = t->nstale_left;
+	out->settled = t->settled;
 }

@@ -37,7 +37,8 @@
 	  "family")                                                                                \
 	X(NO_PATH, "no-path", "unicast route without a usable gateway or interface", NULL)         \
 	X(NEXTHOP, "nexthop-unknown", "next-hop object never announced or unresolvable", NULL)     \
-	X(RIB, "rib", "the RIB refused it (tables full, bad prefix)", "error")
+	X(RIB, "rib", "the RIB refused it (tables full, bad prefix)", "error")                     \
+	X(LIMIT, "limit", "the session's route limit is reached (routing/fpm/route-limit)", "limit")
 
 enum fpm_reject {
 #define X(id, name, desc, detail) FPM_REJ_##id,
@@ -69,13 +70,29 @@ struct fpm_table_counters {
 	uint64_t routes4_rejected; /* ... of which cellgated cannot forward (see rejected) */
 	uint64_t routes6;
 	uint64_t nhobjs;
-	uint64_t stale; /* waiting for the sweep */
+	uint64_t stale;            /* waiting for the sweep */
+	uint64_t session4;         /* IPv4 routes the current session announced (the limit's count) */
+	uint64_t session6;         /* IPv6 */
+	bool settled;              /* the current (or last) session's replay has settled */
 };
 
 struct fpm_table;
 
 struct fpm_table *fpm_table_new(struct rib *rib, const struct dataplane *dp);
 void fpm_table_free(struct fpm_table *t);
+
+/*
+ * Route limits, like bgpd's maximum-prefix: at most limit4 IPv4 and limit6
+ * IPv6 routes announced by one session (0 = no limit); a warning is logged
+ * when a family reaches warn_pct percent of its limit, and once the limit
+ * is reached every further route of that family the session announces
+ * (new, or an earlier session's route re-announced) is refused, logged at a
+ * limited rate and counted (rejected "limit"); replacing a route the
+ * session announced is always allowed. Routes of an earlier session waiting
+ * for the sweep do not count: during a replay the table holds at most the
+ * old session's routes plus the limit.
+ */
+void fpm_table_set_limits(struct fpm_table *t, uint32_t limit4, uint32_t limit6, uint8_t warn_pct);
 
 /*
  * A new zebra session: everything known so far becomes stale until

@@ -99,6 +99,11 @@ struct fpm_table {
 
 	struct fpm_table_counters c;
 	struct log_limit log_lim; /* fpm_log_limited */
+
+	/* fpm_limit.c: per family (0 IPv4, 1 IPv6) */
+	uint32_t limit[2];
+	uint8_t warn_pct;
+	bool warned[2], limit_hit[2];
 };
 
 static inline uint64_t r4_key(uint32_t prefix, uint8_t len)
@@ -113,6 +118,17 @@ void fpm_log_limited(struct fpm_table *t, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void fpm_target_from_paths(struct fpm_table *t, const struct fpm_path *p, unsigned n,
                            struct fpm_target *tg);
+
+/*
+ * fpm_limit.c: may the session announce one more route of family fam
+ * (0 IPv4, 1 IPv6)? On true it is counted; on false the caller rejects it
+ * (FPM_REJ_LIMIT). fpm_limit_release: one of the session's routes is gone.
+ */
+bool fpm_limit_admit(struct fpm_table *t, unsigned fam);
+void fpm_limit_release(struct fpm_table *t, unsigned fam);
+void fpm_limit_session_start(struct fpm_table *t);
+void fpm_log_reject(struct fpm_table *t, uint8_t family, const uint8_t *dst, uint8_t len,
+                    enum fpm_reject r, long detail);
 
 /* fpm_r6.c */
 void fpm_r6_new(struct fpm_table *t, const struct fpm_route *r);

@@ -12,23 +12,11 @@
 
 #include "daemon/control.h"
 
-/* The FPM session as /cellgate/state/fpm shows it. */
-struct mgmt_fpm_state {
-	const char *state;       /* "not-configured", "listening", "connected" (YANG enum) */
-	char peer[64];           /* "address:port" of zebra, "" when none */
-	uint64_t last_change_ms; /* CLOCK_REALTIME, 0 = never */
-	uint64_t messages_in, errors;
-};
-typedef void (*mgmt_fpm_state_fn)(void *arg, struct mgmt_fpm_state *out);
-
 struct restconf;
 
 struct mgmt {
 	struct control *ctl;
 	struct restconf *rc;
-	/* Set by the FPM server when it is configured; NULL reports "not-configured". */
-	mgmt_fpm_state_fn fpm_state;
-	void *fpm_arg;
 	struct mgmt_ping *pings; /* vc-ping operations in progress */
 };
 

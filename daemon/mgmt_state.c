@@ -227,26 +227,7 @@ static void state_neighbors(FILE *out, const struct control *ctl)
 
 static void state_sessions(FILE *out, const struct control *ctl)
 {
-	const struct mgmt *m = ctl->mgmt;
-	struct mgmt_fpm_state fs = {.state = "not-configured"};
-	struct fpm_server_view v;
-
-	fpm_server_view(ctl->fpm, &v);
-	if (v.enabled) {
-		fs.state = v.connected ? "connected" : "listening";
-		snprintf(fs.peer, sizeof(fs.peer), "%s", v.peer);
-		fs.last_change_ms = v.last_change_ms;
-		fs.messages_in = v.frames;
-		fs.errors = v.errors;
-	} else if (m && m->fpm_state) {
-		m->fpm_state(m->fpm_arg, &fs);
-	}
-	fprintf(out, ",\"fpm\":{\"state\":\"%s\"", fs.state);
-	if (fs.peer[0])
-		fprintf(out, ",\"peer\":\"%s\"", fs.peer);
-	if (fs.last_change_ms)
-		json_time(out, "last-change", fs.last_change_ms);
-	fprintf(out, ",\"messages-in\":\"%lu\",\"errors\":\"%lu\"}", fs.messages_in, fs.errors);
+	fpm_server_state_json(ctl->fpm, out);
 	fprintf(out, ",\"snmp\":{\"state\":\"%s\"}",
 	        !ctl->snmp                        ? "not-configured"
 	        : snmp_agent_connected(ctl->snmp) ? "connected"

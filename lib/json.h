@@ -9,6 +9,7 @@
 #ifndef CELLGATE_LIB_JSON_H
 #define CELLGATE_LIB_JSON_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 /* s as a quoted JSON string: '"' and '\' escaped, control characters as \u00XX. */
@@ -16,5 +17,8 @@ void json_str_put(FILE *out, const char *s);
 
 /* ,"name":"value" (value escaped), the member form the documents are built from. */
 void json_member_str(FILE *out, const char *name, const char *value);
+
+/* ,"name":"2026-12-01T10:00:00.000Z": a yang:date-and-time (RFC 6991) in UTC. */
+void json_member_time(FILE *out, const char *name, uint64_t realtime_ms);
 
 #endif

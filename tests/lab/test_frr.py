@@ -491,12 +491,18 @@ print("closed" if s.recv(1) == b"" else "open")
 
 
 def test_malformed_feed_counted_session_ends(topo, cg, zebra):
-    """Something that is not zebra connects and sends garbage: counted,
-    logged, the session ends; cellgated keeps forwarding and zebra comes
-    back (it reconnects every few seconds)."""
+    """Something that is not zebra gets the session (zebra is away: while
+    it is connected nobody else can) and sends garbage: counted, logged,
+    the session ends; cellgated keeps forwarding and zebra comes back (it
+    reconnects every few seconds)."""
     s0 = fpm(cg)
     assert not any(s0["errors"].values()), s0["errors"]  # zebra's feed was clean
-    p = topo.exec("r", [PY, "-c", _BAD_FEED], timeout=20)
+    zebra.configure("no fpm address")
+    assert wait_fpm(cg, lambda s: not s["connected"], 10)
+    try:
+        p = topo.exec("r", [PY, "-c", _BAD_FEED], timeout=20)
+    finally:
+        zebra.configure("fpm address 127.0.0.1 port 2620")
     assert p.returncode == 0 and p.stdout.strip() == "closed", \
         p.stdout + p.stderr
     s = fpm(cg)
@@ -507,3 +513,72 @@ def test_malformed_feed_counted_session_ends(topo, cg, zebra):
     assert ping(topo, "h1", "10.20.0.1").returncode == 0
     assert wait_fpm(cg, lambda s: s["connected"] and
                     s["session"] >= s0["session"] + 2, 20), fpm(cg)
+
+
+FEED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fpmfeed.py")
+
+
+def squatter(topo):
+    """A process on the router that connects to the FPM port and holds it."""
+    p = topo.popen("r", [PY, FEED, "127.0.0.1", "2620", "hold"], stdin=subprocess.PIPE,
+                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    ready = select.select([p.stdout], [], [], 10)[0] and p.stdout.readline().strip()
+    assert ready == "connected", ready
+    return p
+
+
+def squatter_closed(p, timeout=5):
+    """True when cellgated closed the squatter's connection."""
+    if not select.select([p.stdout], [], [], timeout)[0]:
+        return False
+    return p.stdout.readline().strip() == "closed"
+
+
+def squatter_stop(p):
+    if p.poll() is None:
+        p.stdin.close()
+        p.wait(timeout=10)
+
+
+def test_connection_while_zebra_connected_refused(topo, cg, zebra):
+    """A local process connecting to the FPM port cannot push zebra off:
+    its connection is closed at once, zebra's session and routes stay."""
+    in_sync(cg, zebra)
+    s0 = fpm(cg)
+    assert s0["connected"]
+    p = squatter(topo)
+    try:
+        assert squatter_closed(p), "the second connection was kept"
+    finally:
+        squatter_stop(p)
+    s1 = fpm(cg)
+    assert s1["connected"] and s1["session"] == s0["session"] and s1["peer"] == s0["peer"]
+    assert s1["refused-busy"] == s0["refused-busy"] + 1
+    assert s1["routes"]["ipv4"] == s0["routes"]["ipv4"]
+    # zebra still programs cellgated.
+    n0 = installed(cg)
+    zebra.configure("ip route 10.61.0.0/16 10.0.2.2")
+    try:
+        assert wait_fpm(cg, lambda s: s["routes"]["ipv4-installed"] == n0 + 1, 10)
+    finally:
+        zebra.configure("no ip route 10.61.0.0/16 10.0.2.2")
+
+
+def test_zebra_gets_in_once_the_holder_closes(topo, cg, zebra):
+    """Something else held the port first: zebra's connections are refused
+    (counted) until it closes; then zebra gets in by itself and replays."""
+    zebra.configure("no fpm address")
+    assert wait_fpm(cg, lambda s: not s["connected"], 10)
+    s0 = fpm(cg)
+    p = squatter(topo)
+    try:
+        assert wait_fpm(cg, lambda s: s["connected"] and s["session"] == s0["session"] + 1, 5)
+        zebra.configure("fpm address 127.0.0.1 port 2620")
+        # zebra retries every few seconds and is turned away each time.
+        assert wait_fpm(cg, lambda s: s["refused-busy"] > s0["refused-busy"], 15), fpm(cg)
+        assert fpm(cg)["session"] == s0["session"] + 1
+    finally:
+        squatter_stop(p)
+    s = wait_fpm(cg, lambda s: s["connected"] and s["session"] == s0["session"] + 2, 15)
+    assert s, fpm(cg)
+    in_sync(cg, zebra)
