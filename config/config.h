@@ -124,7 +124,10 @@ struct cfg_snmp {
 	uint32_t ping_interval_s; /* AgentX ping, and reconnect attempts while unconnected */
 };
 
-#define CFG_RESTCONF_BODY_DEFAULT (1u << 20)
+#define CFG_RESTCONF_BODY_DEFAULT     (1u << 20)
+#define CFG_RESTCONF_CONNS_DEFAULT    64u
+#define CFG_RESTCONF_ATTEMPTS_DEFAULT 5u
+#define CFG_RESTCONF_INTERVAL_DEFAULT 60u
 
 #define CFG_RC_LISTENERS 4 /* restconf/tcp-listener */
 #define CFG_RC_USERS     8 /* restconf/user */
@@ -148,6 +151,9 @@ struct cfg_restconf {
 	char unix_path[108];    /* "" = RUNDIR/restconf.sock */
 	char unix_group[32];    /* "" = the daemon's group */
 	uint32_t max_body_size; /* bytes, 0 = the default (CFG_RESTCONF_BODY_DEFAULT) */
+	uint32_t max_conns;        /* per TCP listener, 0 = the default (CFG_RESTCONF_CONNS_DEFAULT) */
+	uint32_t login_attempts;   /* failed Basic logins per source and interval, 0 = default */
+	uint32_t login_interval_s; /* 0 = the default */
 	unsigned nlisteners;
 	struct cfg_rc_listener listeners[CFG_RC_LISTENERS];
 	unsigned nusers;

@@ -30,6 +30,10 @@ void cfg_mgmt_fill(struct cfg *cfg, const struct lyd_node *top)
 	cfg_copy(r->unix_path, sizeof(r->unix_path), us ? cfg_str(us, "path") : "");
 	cfg_copy(r->unix_group, sizeof(r->unix_group), us ? cfg_str(us, "group") : "");
 	r->max_body_size = rc ? cfg_u32(rc, "max-body-size") : CFG_RESTCONF_BODY_DEFAULT;
+	r->max_conns = rc ? cfg_u32(rc, "max-connections") : CFG_RESTCONF_CONNS_DEFAULT;
+	const struct lyd_node *lf = rc ? cfg_child(rc, "login-failures") : NULL;
+	r->login_attempts = lf ? cfg_u32(lf, "attempts") : CFG_RESTCONF_ATTEMPTS_DEFAULT;
+	r->login_interval_s = lf ? cfg_u32(lf, "interval") : CFG_RESTCONF_INTERVAL_DEFAULT;
 	LY_LIST_FOR(rc ? lyd_child(rc) : NULL, n)
 	{
 		/* max-elements in the schema match the array sizes. */
@@ -90,9 +94,15 @@ void cfg_mgmt_print(FILE *out, const struct cfg *cfg)
 {
 	const struct cfg_restconf *r = &cfg->restconf;
 	uint32_t body = r->max_body_size ? r->max_body_size : CFG_RESTCONF_BODY_DEFAULT;
+	uint32_t conns = r->max_conns ? r->max_conns : CFG_RESTCONF_CONNS_DEFAULT;
+	uint32_t tries = r->login_attempts ? r->login_attempts : CFG_RESTCONF_ATTEMPTS_DEFAULT;
+	uint32_t ival = r->login_interval_s ? r->login_interval_s : CFG_RESTCONF_INTERVAL_DEFAULT;
+	bool guard = conns != CFG_RESTCONF_CONNS_DEFAULT ||
+	             tries != CFG_RESTCONF_ATTEMPTS_DEFAULT ||
+	             ival != CFG_RESTCONF_INTERVAL_DEFAULT;
 
 	if (!r->unix_disabled && !r->unix_path[0] && !r->unix_group[0] &&
-	    body == CFG_RESTCONF_BODY_DEFAULT && !r->nlisteners && !r->nusers)
+	    body == CFG_RESTCONF_BODY_DEFAULT && !r->nlisteners && !r->nusers && !guard)
 		return;
 	fprintf(out, ",\n    \"restconf\": {\n      \"unix-socket\": {\n");
 	fprintf(out, "        \"enabled\": %s", r->unix_disabled ? "false" : "true");
@@ -105,6 +115,12 @@ void cfg_mgmt_print(FILE *out, const struct cfg *cfg)
 		json_str(out, r->unix_group);
 	}
 	fprintf(out, "\n      },\n      \"max-body-size\": %u", body);
+	/* Added later than the rest: printed only when set, older printouts stay. */
+	if (guard)
+		fprintf(out,
+		        ",\n      \"max-connections\": %u,\n      \"login-failures\": "
+		        "{\"attempts\": %u, \"interval\": %u}",
+		        conns, tries, ival);
 	print_listeners(out, r);
 	fprintf(out, "\n    }");
 }

@@ -15,6 +15,7 @@
 #include "daemon/mgmt.h"
 #include "lib/addr.h"
 #include "daemon/netdev.h"
+#include "mgmt/restconf/restconf.h"
 #include "mgmt/snmp/snmp.h"
 #include "daemon/stats_fields.h"
 
@@ -259,6 +260,7 @@ int mgmt_state_json(struct control *ctl, FILE *out)
 	state_sessions(out, ctl);
 	if (ctl->dp->vcs)
 		atm_capture_json(ctl->atm, out);
+	restconf_state_json(ctl->mgmt ? ctl->mgmt->rc : NULL, out);
 	fputs(",\"worker\":[", out);
 	for (unsigned w = 0; w < s->nworkers; w++)
 		fprintf(out,

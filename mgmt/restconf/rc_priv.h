@@ -4,7 +4,11 @@
 
 #include <event2/http.h>
 #include <libyang/libyang.h>
+#include <netinet/in.h>
 #include <stdbool.h>
+#include <sys/socket.h>
+
+#include "lib/log.h"
 
 #include "mgmt/restconf/restconf.h"
 
@@ -15,13 +19,85 @@
 
 struct restconf;
 
+#define RC_HEADERS_MAX  16384 /* request line and headers */
+#define RC_AUTH_HDR_MAX 512   /* longest Authorization header taken */
+
+/* auth.c: HTTP Basic against crypt(3) hashes, bounded per source and overall. */
+#define RC_AUTH_SOURCES      256 /* sources remembered (least recently seen replaced) */
+#define RC_AUTH_GLOBAL_RATE  10  /* failed checks per second, all sources together */
+#define RC_AUTH_GLOBAL_BURST 20
+#define RC_AUTH_TRUST_S      600 /* a source that logged in since is not held by the global bound */
+
+struct rc_auth_src {
+	struct in6_addr key; /* IPv4 as IPv4-mapped, IPv6 as its /64 */
+	bool used;
+	uint8_t fails;      /* in the window */
+	uint64_t window_ms; /* start of the window (monotonic) */
+	uint64_t last_ms, ok_ms;
+};
+
+struct rc_auth {
+	unsigned nusers;
+	struct cfg_rc_user users[CFG_RC_USERS];
+	char dummy[256]; /* the first user's hash setting, for unknown users */
+	unsigned attempts;
+	uint64_t interval_ms;
+	unsigned tokens; /* the global bound's bucket */
+	uint64_t refill_ms;
+	struct rc_auth_src src[RC_AUTH_SOURCES];
+	uint64_t crypt_calls, failures, blocked, sources_blocked;
+};
+
+enum rc_auth_result { RC_AUTH_OK, RC_AUTH_NONE, RC_AUTH_FAILED, RC_AUTH_BLOCKED };
+
+void rc_auth_init(struct rc_auth *a, const struct cfg_restconf *c);
+void rc_auth_fini(struct rc_auth *a);
+/*
+ * The Authorization header (NULL = none) of a request from peer: OK, NONE
+ * (no usable Basic credentials, nothing checked), FAILED (checked, wrong)
+ * or BLOCKED (not checked: the source, or all sources, failed too often).
+ */
+enum rc_auth_result rc_auth_basic(struct rc_auth *a, const char *header,
+                                  const struct sockaddr_storage *peer);
+/* Seconds a blocked source should wait (Retry-After). */
+unsigned rc_auth_retry_after(const struct rc_auth *a);
+int rc_base64_decode(const char *in, char *out, size_t outlen);
+
+/* head.c: a request head, everything up to and including the empty line. */
+struct rc_head {
+	int error;       /* HTTP status to refuse it with, 0 = fine */
+	const char *why; /* for the error document */
+	bool known_method, http11, has_length;
+	enum evhttp_cmd_type method;
+	uint64_t length;           /* of the body evhttp will read */
+	const char *auth, *accept; /* values inside the buffer, not NUL-terminated */
+	size_t auth_len, accept_len;
+};
+void rc_head_parse(const char *buf, size_t len, bool too_long, struct rc_head *h);
+
+/* What the gate decided about the request evhttp dispatches now. */
+struct rc_verdict {
+	int status; /* 0 = go on; else the HTTP status of the error reply */
+	unsigned retry_after;
+	char msg[160];
+};
+
+struct rc_gate_conn;
+
 /* One evhttp: the UNIX socket's, or a TCP listener's (tcp.c). */
 struct rc_listener {
 	struct restconf *rc;
 	struct evhttp *http;
-	bool tcp;               /* requests must authenticate */
-	bool client_certs;      /* a verified client certificate is enough */
-	struct ssl_ctx_st *ssl; /* SSL_CTX, NULL = plain HTTP */
+	bool tcp;                   /* requests must authenticate */
+	bool client_certs;          /* a verified client certificate is enough */
+	struct ssl_ctx_st *ssl;     /* SSL_CTX, NULL = plain HTTP */
+	struct rc_gate_conn *conns; /* gate.c: its open connections */
+	unsigned nconns;
+};
+
+/* What the gate counted (state restconf). */
+struct rc_gate_stats {
+	uint64_t connections, refused_conns, refused_size, head_timeouts;
 };
 
 struct restconf {
@@ -38,8 +114,11 @@ struct restconf {
 	struct rc_listener local; /* the UNIX socket */
 	unsigned ntcp;
 	struct rc_listener tcp[CFG_RC_LISTENERS];
-	unsigned nusers;
-	struct cfg_rc_user users[CFG_RC_USERS];
+	unsigned max_conns; /* per TCP listener */
+	struct rc_auth auth;
+	struct rc_gate_stats gate;
+	struct log_limit refusal_log;
+	struct event *sweep_ev; /* rc_gate_sweep, every second */
 };
 
 /* server.c: an evhttp with the limits and the request router, for listener l. */
@@ -48,8 +127,18 @@ struct evhttp *rc_http_new(struct restconf *rc, struct rc_listener *l);
 /* tcp.c */
 int rc_tcp_start(struct restconf *rc, const struct cfg_restconf *c, char *errbuf, size_t errlen);
 void rc_tcp_stop(struct restconf *rc);
-/* False when the request must not go on (401 sent). */
-bool rc_authorized(struct rc_listener *l, struct evhttp_request *req);
+
+/*
+ * gate.c: evhttp's bufferevent callback for listener l (arg), which puts
+ * every connection through the gate; and, when evhttp dispatches req, the
+ * gate's verdict on it. False: do not serve it, answer v's error.
+ */
+struct bufferevent *rc_gate_bev(struct event_base *base, void *arg);
+bool rc_gate_request(struct rc_listener *l, struct evhttp_request *req, struct rc_verdict *v);
+/* Free the connections evhttp has let go of (all: every one, after evhttp_free). */
+void rc_gate_sweep(struct rc_listener *l, bool all);
+/* server.c: a refused connection, in the log at a limited rate. */
+void rc_log_refusal(struct restconf *rc, const char *what);
 
 /* A request target: RFC 8040 3.5.3 URI path turned into a libyang path. */
 struct rc_target {

@@ -77,6 +77,12 @@ struct restconf *restconf_start(struct event_base *base, const struct restconf_b
 void restconf_stop(struct restconf *rc);
 
 /*
+ * ,"restconf":{...}: /cellgate/state/restconf (connections, refusals, failed
+ * logins) as RFC 7951 JSON, for the backend's state document; nothing for NULL.
+ */
+void restconf_state_json(const struct restconf *rc, FILE *out);
+
+/*
  * The running configuration changed outside RESTCONF (SIGHUP reload): rebuild
  * the tree GET serves and edits start from. 0, or -1 with err filled.
  */

@@ -16,13 +16,13 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "mgmt/restconf/rc_priv.h"
 
-#define RC_HEADERS_MAX 16384 /* request line and headers */
-#define RC_TIMEOUT_S   60    /* idle connection */
-#define RC_BACKLOG     64
+#define RC_TIMEOUT_S 60 /* idle connection */
+#define RC_BACKLOG   64
 
 int rc_running_reload(struct restconf *rc, struct restconf_err *err)
 {
@@ -130,6 +130,59 @@ static bool body_type_ok(struct evhttp_request *req, bool xml_ok)
 	return false;
 }
 
+/* RFC 8040 section 7 error-tags of the gate's refusals. */
+static const char *verdict_tag(int status)
+{
+	switch (status) {
+	case 401:
+		return "access-denied";
+	case 405:
+		return "operation-not-supported";
+	case 413:
+		return "too-big";
+	case 429:
+	case 503:
+		return "resource-denied";
+	default:
+		return "malformed-message";
+	}
+}
+
+/* The gate's verdict on req (gate.c); false when it was refused (and is answered here). */
+static bool gate_passed(struct rc_listener *l, struct evhttp_request *req)
+{
+	struct evkeyvalq *out = evhttp_request_get_output_headers(req);
+	struct restconf_err err;
+	struct rc_verdict v;
+	char retry[16];
+
+	if (rc_gate_request(l, req, &v))
+		return true;
+	if (v.status == 401)
+		evhttp_add_header(out, "WWW-Authenticate",
+		                  "Basic realm=\"cellgate\", charset=\"UTF-8\"");
+	if (v.status == 429 && v.retry_after) {
+		snprintf(retry, sizeof(retry), "%u", v.retry_after);
+		evhttp_add_header(out, "Retry-After", retry);
+	}
+	if (v.status == 405)
+		evhttp_add_header(out, "Allow", "GET, HEAD, PUT, PATCH, POST, DELETE");
+	/* The rest of what the client sent is not read: this connection ends here. */
+	evhttp_add_header(out, "Connection", "close");
+	rc_err_set(&err, v.status, verdict_tag(v.status), NULL, "%s", v.msg);
+	rc_reply_error(req, &err);
+	return false;
+}
+
+void rc_log_refusal(struct restconf *rc, const char *what)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	if (log_limit_pass(&rc->refusal_log, (uint64_t)ts.tv_sec, "restconf: refusals"))
+		log_warnx("restconf: %s", what);
+}
+
 static void dispatch(struct evhttp_request *req, void *arg)
 {
 	struct rc_listener *l = arg;
@@ -142,7 +195,7 @@ static void dispatch(struct evhttp_request *req, void *arg)
 
 	if (!path)
 		path = "/";
-	if (!rc_authorized(l, req))
+	if (!gate_passed(l, req))
 		return;
 	if (prefix_is(path, "/restconf/data", &rest)) {
 		if (m == EVHTTP_REQ_GET || m == EVHTTP_REQ_HEAD)
@@ -233,12 +286,26 @@ struct evhttp *rc_http_new(struct restconf *rc, struct rc_listener *l)
 	evhttp_set_allowed_methods(http, EVHTTP_REQ_GET | EVHTTP_REQ_HEAD | EVHTTP_REQ_PUT |
 	                                     EVHTTP_REQ_PATCH | EVHTTP_REQ_POST |
 	                                     EVHTTP_REQ_DELETE | EVHTTP_REQ_OPTIONS);
-	/* A larger body is refused with 413 before it is read (evhttp). */
+	/*
+	 * The gate refuses a larger body from its Content-Length, with an RFC
+	 * 8040 document, before evhttp reads any of it; evhttp's own limits
+	 * stay as a backstop.
+	 */
 	evhttp_set_max_body_size(http, (ev_ssize_t)rc->max_body);
 	evhttp_set_max_headers_size(http, RC_HEADERS_MAX);
 	evhttp_set_timeout(http, RC_TIMEOUT_S);
+	evhttp_set_bevcb(http, rc_gate_bev, l);
 	evhttp_set_gencb(http, dispatch, l);
 	return http;
+}
+
+static void sweep_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct restconf *rc = arg;
+
+	rc_gate_sweep(&rc->local, false);
+	for (unsigned i = 0; i < rc->ntcp; i++)
+		rc_gate_sweep(&rc->tcp[i], false);
 }
 
 struct restconf *restconf_start(struct event_base *base, const struct restconf_backend *be,
@@ -268,6 +335,12 @@ struct restconf *restconf_start(struct event_base *base, const struct restconf_b
 	}
 	rc->max_body = o->max_body;
 	rc->local = (struct rc_listener){.rc = rc};
+	struct timeval second = {1, 0};
+	rc->sweep_ev = event_new(base, -1, EV_PERSIST, sweep_cb, rc);
+	if (!rc->sweep_ev || event_add(rc->sweep_ev, &second) != 0) {
+		snprintf(errbuf, errlen, "restconf: out of memory");
+		goto fail;
+	}
 	rc->http = rc->local.http = rc_http_new(rc, &rc->local);
 	if (!rc->http) {
 		snprintf(errbuf, errlen, "restconf: out of memory");
@@ -302,6 +375,9 @@ void restconf_stop(struct restconf *rc)
 		evhttp_free(rc->http); /* closes the listening socket it was given */
 	else if (rc->unix_fd >= 0)
 		close(rc->unix_fd);
+	rc_gate_sweep(&rc->local, true); /* evhttp let go of every connection */
+	if (rc->sweep_ev)
+		event_free(rc->sweep_ev);
 	if (rc->unix_fd >= 0)
 		unlink(rc->unix_path);
 	lyd_free_all(rc->running);

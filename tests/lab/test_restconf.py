@@ -6,7 +6,9 @@ with RESTCONF's. The router is the lab's (h1 - r - h2, h3)."""
 import json
 import os
 import stat
+import subprocess
 import threading
+import xml.etree.ElementTree as ET
 
 import pytest
 
@@ -292,10 +294,64 @@ def test_state_is_read_only(router):
 
 
 def test_oversized_body_is_413(router):
+    """Over max-body-size: 413 with an RFC 8040 error document (error-tag
+    too-big), decided from Content-Length, not libevent's HTML page."""
     big = b'{"cellgate:system": {"icmp-burst": 5' + b" " * (2 << 20) + b"}}"
     r = _unchanged(router, lambda: rc.request(router, "PATCH", "/restconf/data" + R + "/system",
                                               big))
     assert r.status == 413
+    assert r.headers["content-type"] == rc.JSON, r.headers
+    e = r.error()
+    assert e["error-tag"] == "too-big", e
+    assert "limit is 1048576" in e["error-message"], e
+    # The same in XML when only XML is accepted.
+    cmd = ["curl", "-s", "--unix-socket", rc.sock(router), "-X", "PATCH",
+           "-H", "Accept: application/yang-data+xml", "-H", "Content-Type: " + rc.JSON,
+           "--data-binary", "@-", "http://localhost/restconf/data" + R + "/system"]
+    out = subprocess.run(cmd, input=big, capture_output=True, timeout=30).stdout
+    err = ET.fromstring(out)
+    rns = "{urn:ietf:params:xml:ns:yang:ietf-restconf}"
+    assert err.find(rns + "error/" + rns + "error-tag").text == "too-big"
+
+
+_HEAD_ONLY = r"""
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+s.sendall(sys.argv[2].encode().decode("unicode_escape").encode())
+s.settimeout(3)
+t0 = time.monotonic()
+try:
+    data = s.recv(65536)
+except socket.timeout:
+    data = b""
+print(round(time.monotonic() - t0, 2))
+print(data.decode(errors="replace"))
+"""
+
+
+def raw_unix(router, head):
+    p = subprocess.run([lab.PYTHON, "-c", _HEAD_ONLY, rc.sock(router), head],
+                       capture_output=True, text=True, timeout=20)
+    took, _, reply = p.stdout.partition("\n")
+    return float(took or 99), reply
+
+
+def test_refused_before_the_body_is_sent(router):
+    """A declared 100 MB body is refused at once, none of it read; a body
+    without Content-Length (chunked) gets 411; both as RFC 8040 documents."""
+    took, reply = raw_unix(router, "PUT /restconf/data/cellgate:cellgate HTTP/1.1\\r\\n"
+                                   "Host: x\\r\\nContent-Type: application/yang-data+json\\r\\n"
+                                   "Content-Length: 100000000\\r\\n\\r\\n")
+    assert reply.startswith("HTTP/1.1 413"), reply
+    assert took < 2 and '"error-tag":"too-big"' in reply, (took, reply)
+    assert "connection: close" in reply.lower()
+    took, reply = raw_unix(router, "POST /restconf/data/cellgate:cellgate/routing HTTP/1.1\\r\\n"
+                                   "Host: x\\r\\nTransfer-Encoding: chunked\\r\\n\\r\\n")
+    assert reply.startswith("HTTP/1.1 411"), reply
+    assert "application/yang-data+json" in reply and "Content-Length" in reply
+    st = rc.state(router)["restconf"]
+    assert int(st["bodies-refused"]) >= 2
 
 
 def test_wrong_media_type_is_415(router):
