@@ -4,8 +4,9 @@
  * sockets net-snmp wants to read and when its next timeout or alarm is due
  * (alarms without SIGALRM, NETSNMP_DS_LIB_ALARM_DONT_USE_SIG); libevent
  * watches those and calls snmp_read2() / snmp_timeout() + run_alarms().
- * net-snmp's AgentX ping alarm finds a lost master and, while there is
- * none, reconnects and registers again every ping interval.
+ * The session itself (open, register, find a lost or hung master) is
+ * agent_session.c's, which never lets net-snmp block the loop on a master
+ * that does not answer.
  *
  * Each table is one handler registration on its table OID; GETBULK reaches
  * it as GETNEXT (net-snmp's bulk_to_next helper). The handler walks the
@@ -27,6 +28,7 @@
 
 #include "lib/clock.h"
 #include "lib/log.h"
+#include "mgmt/snmp/agent_session.h"
 #include "mgmt/snmp/snmp.h"
 
 #define AGENT_NAME     "cellgated"
@@ -49,6 +51,7 @@ struct snmp_agent {
 	const void *last_asp;
 	long last_reqid;
 	uint64_t last_refresh_ms;
+	struct agent_session *session; /* opening, probing, dropping (agent_session.c) */
 };
 
 static struct snmp_agent *the_agent; /* net-snmp is process-wide state: one agent */
@@ -301,6 +304,12 @@ static void agent_sync(struct snmp_agent *ag)
 		evtimer_add(ag->timer, &tv);
 }
 
+/* agent_session: the session opened or ended, so net-snmp's sockets changed. */
+static void agent_changed(void *arg)
+{
+	agent_sync(arg);
+}
+
 /* Subagent role, where the master is, and no files of net-snmp's own read or written. */
 static void agent_settings(const struct snmp_config *cfg)
 {
@@ -311,10 +320,7 @@ static void agent_settings(const struct snmp_config *cfg)
 	 */
 	setenv("MIBS", "", 1);
 	netsnmp_ds_set_boolean(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_ROLE, 1);
-	netsnmp_ds_set_string(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_X_SOCKET,
-	                      cfg->agentx_socket);
-	netsnmp_ds_set_int(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_AGENTX_PING_INTERVAL,
-	                   (int)cfg->ping_interval_s);
+	agent_session_prepare(cfg->agentx_socket);
 	netsnmp_ds_set_boolean(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_ALARM_DONT_USE_SIG, 1);
 	netsnmp_ds_set_boolean(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_DONT_PERSIST_STATE, 1);
 	netsnmp_ds_set_boolean(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_DISABLE_PERSISTENT_LOAD, 1);
@@ -348,16 +354,20 @@ int snmp_agent_start(struct event_base *base, const struct snmp_source *src,
 		snmp_agent_stop(ag);
 		return -EIO;
 	}
-	/* init_agent() put its defaults in: ours (from YANG) win. */
-	netsnmp_ds_set_int(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_AGENTX_PING_INTERVAL,
-	                   (int)cfg->ping_interval_s);
+	/* init_agent() put its defaults in: ours win. */
+	agent_session_prepare(cfg->agentx_socket);
 	for (unsigned i = 0; i < snmp_ntables; i++)
 		if (agent_register(ag, snmp_tables[i]) != 0) {
 			snmp_agent_stop(ag);
 			return -EINVAL;
 		}
-	/* Connects to the master (or arms the reconnect alarm) and registers the tables. */
+	/* No connection yet (agent_session_prepare): the session comes once the master answers. */
 	init_snmp(AGENT_NAME);
+	if (agent_session_start(&ag->session, base, cfg->agentx_socket, cfg->ping_interval_s,
+	                        agent_changed, ag) != 0) {
+		snmp_agent_stop(ag);
+		return -ENOMEM;
+	}
 	agent_sync(ag);
 	log_info("snmp: AgentX subagent for %s, ping every %u s: %u ports, %u VCs",
 	         cfg->agentx_socket, cfg->ping_interval_s, ag->model.nport_rows,
@@ -370,6 +380,7 @@ void snmp_agent_stop(struct snmp_agent *ag)
 {
 	if (!ag)
 		return;
+	agent_session_stop(ag->session);
 	for (unsigned i = 0; i < ag->nreg; i++)
 		netsnmp_unregister_handler(ag->reg[i]);
 	snmp_shutdown(AGENT_NAME);

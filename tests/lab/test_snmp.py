@@ -420,6 +420,53 @@ def test_snmpd_restart_subagent_returns(routers, snmp):
     assert r.alive()
 
 
+FEED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fpmfeed.py")
+
+
+def test_hung_snmpd_blocks_nothing(topo, routers, snmp):  # noqa: F811
+    """snmpd SIGSTOPped (it keeps its socket, accepts connections and never
+    answers) for three ping intervals: forwarding, RESTCONF and FPM go on as
+    before, the subagent drops the session, and is back once snmpd runs."""
+    r, _ = routers
+    assert lab.wait_for(snmp.answers, timeout=PING_INTERVAL + 5, interval=0.2)
+    assert wait_ping(topo, "h1", "10.0.4.2")
+    pinger = topo.popen("h1", ["ping", "-n", "-q", "-c", "40", "-i", "0.2", "-W", "1",
+                               "10.0.4.2"], stdout=subprocess.PIPE, text=True)
+    feed = None
+    snmp.snmpd.send_signal(signal.SIGSTOP)
+    try:
+        slowest, t_end, t_routes = 0.0, time.monotonic() + 3 * PING_INTERVAL + 1, None
+        while time.monotonic() < t_end:
+            t0 = time.monotonic()
+            fpm_state = rc.state(r)["fpm"]
+            slowest = max(slowest, time.monotonic() - t0)
+            if feed is None and time.monotonic() > t_end - 2 * PING_INTERVAL:
+                # zebra's part, played by fpmfeed: routes arrive and are applied now.
+                feed = topo.popen("r", [lab.PYTHON, FEED, "127.0.0.1", "2620", "routes4", "50"],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+                t_feed = time.monotonic()
+            elif feed and t_routes is None and int(fpm_state["routes-ipv4"]) >= 50:
+                t_routes = time.monotonic() - t_feed
+            time.sleep(0.05)
+        print("snmpd stopped: slowest RESTCONF GET of the state %.3f s; 50 FPM routes in "
+              "%s s" % (slowest, "%.2f" % t_routes if t_routes is not None else "-"))
+        assert slowest < 0.5, slowest
+        assert t_routes is not None and t_routes < 1.0, t_routes
+        assert snmp_session(r) == "connecting", "the hung master's session was kept"
+        assert "does not answer" in r.log()
+        out, _ = pinger.communicate(timeout=30)
+        assert " 40 received" in out, out
+    finally:
+        snmp.snmpd.send_signal(signal.SIGCONT)
+        if feed:
+            feed.communicate(input="", timeout=10)
+        if pinger.poll() is None:
+            pinger.kill()
+    ok = lab.wait_for(snmp.answers, timeout=2 * PING_INTERVAL + 5, interval=0.2)
+    assert ok, "subagent not back after snmpd resumed:\n" + r.log()[-2000:]
+    assert snmp_session(r) == "connected"
+
+
 def test_read_only_and_bad_requests(routers, snmp, ifindex):
     """Writes are refused; odd instances answer noSuch*; the daemon stays up."""
     r, _ = routers
