@@ -153,6 +153,7 @@ static void cfg_fill_system(struct cfg *cfg, const struct lyd_node *sys)
 	cfg->icmp_burst = cfg_u32(sys, "icmp-burst");
 	cfg->arp_timeout_s = cfg_u32(sys, "arp-timeout");
 	cfg->arp_retries = cfg_u32(sys, "arp-retries");
+	cfg->arp_max_entries = cfg_u32(sys, "arp-max-entries");
 	cfg->ip_options_forward = !strcmp(cfg_str(sys, "ip-options"), "forward");
 	cfg_capture_fill(&cfg->capture, sys);
 }

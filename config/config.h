@@ -107,6 +107,8 @@ struct cfg_route {
 	struct cfg_nexthop nexthops[CFG_ECMP_MAX];
 };
 
+#define CFG_ARP_MAX_DEFAULT 65536u
+
 #define CFG_CAPTURE_MAX_BYTES_DEFAULT (100ull << 20)
 #define CFG_CAPTURE_MAX_S_DEFAULT     3600u
 
@@ -168,6 +170,7 @@ struct cfg {
 	uint32_t icmp_burst;         /* bucket depth, default 50 */
 	uint32_t arp_timeout_s;      /* reachable time of a learned entry, default 300 */
 	uint32_t arp_retries;        /* requests before a neighbour is failed, default 3 */
+	uint32_t arp_max_entries;    /* neighbour table size, default 65536 */
 	bool ip_options_forward;     /* forward IPv4 with options (default: drop, counted) */
 	struct cfg_capture capture;
 

@@ -42,6 +42,9 @@ static void print_system(FILE *out, const struct cfg *cfg)
 	fprintf(out, "      \"icmp-burst\": %u,\n", cfg->icmp_burst);
 	fprintf(out, "      \"arp-timeout\": %u,\n", cfg->arp_timeout_s);
 	fprintf(out, "      \"arp-retries\": %u,\n", cfg->arp_retries);
+	/* Added later: printed only when not the default, so older printouts stay. */
+	if (cfg->arp_max_entries && cfg->arp_max_entries != CFG_ARP_MAX_DEFAULT)
+		fprintf(out, "      \"arp-max-entries\": %u,\n", cfg->arp_max_entries);
 	fprintf(out, "      \"ip-options\": \"%s\"", cfg->ip_options_forward ? "forward" : "drop");
 	cfg_capture_print(out, &cfg->capture);
 	fprintf(out, "\n    }");

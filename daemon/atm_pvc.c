@@ -169,7 +169,12 @@ int atm_pvc_prepare(struct atm_ctl *a, const struct cfg *next, struct atm_pvc_ch
 		atm_vc_cfg_fill(&a->dp->vcs[slot].cfg, next, &next->pvcs[j]);
 		if ((err = cellpw_vc_open(cellpw_queue_of(&a->dp->ports[next->pvcs[j].port]),
 		                          (uint16_t)slot)) != 0) {
-			snprintf(msg, msg_len, "out of memory for the PVC's buffers");
+			if (err == -EINVAL)
+				snprintf(msg, msg_len,
+				         "MTU %u outside 68..%u, what the SDU buffers hold",
+				         next->pvcs[j].mtu, CELLPW_MTU_MAX);
+			else
+				snprintf(msg, msg_len, "out of memory for the PVC's buffers");
 			goto fail;
 		}
 		ch->map[j] = (int16_t)slot;

@@ -13,12 +13,12 @@
 
 #include "daemon/fpm.h"
 #include "daemon/mgmt.h"
-#include "lib/addr.h"
 #include "daemon/netdev.h"
+#include "daemon/stats_fields.h"
+#include "lib/addr.h"
+#include "lib/json.h"
 #include "mgmt/restconf/restconf.h"
 #include "mgmt/snmp/snmp.h"
-#include "daemon/stats_fields.h"
-
 
 /* yang:date-and-time (RFC 6991), UTC. */
 static void json_time(FILE *out, const char *name, uint64_t realtime_ms)
@@ -67,9 +67,12 @@ static void state_port(FILE *out, const struct control *ctl, const struct stats_
 	const struct stats_port *sp = &s->port[p];
 	uint64_t t = ctl->port_clear_ms[p] ? ctl->port_clear_ms[p] : ctl->start_ms;
 
-	fprintf(out,
-	        "%s{\"name\":\"%s\",\"kind\":\"%s\",\"netdev\":\"%s\",\"ifindex\":%d,\"mtu\":%u",
-	        p ? "," : "", pt->name, port_kind(ctl, p), pt->netdev, pt->ifindex, pt->mtu);
+	/* A netdev name may hold any character but '/', ':' and white space: escaped. */
+	fprintf(out, "%s{\"name\":", p ? "," : "");
+	json_str_put(out, pt->name);
+	fprintf(out, ",\"kind\":\"%s\"", port_kind(ctl, p));
+	json_member_str(out, "netdev", pt->netdev);
+	fprintf(out, ",\"ifindex\":%d,\"mtu\":%u", pt->ifindex, pt->mtu);
 	fprintf(out, ",\"oper-status\":\"%s\"", port_oper_up(ctl, s, p) ? "up" : "down");
 	json_time(out, "discontinuity-time", t);
 	stats_fields_json(out, port_counter_fields, &sp->c, true);
@@ -83,7 +86,8 @@ static void state_port(FILE *out, const struct control *ctl, const struct stats_
 		/* TUN drops are in the snapshot already (control_stats_take). */
 		struct atm_port_counters ac = s->atm[p];
 
-		fprintf(out, ",\"atm\":{\"carrier\":\"%s\"", atm_port_carrier(ctl->atm, p));
+		fputs(",\"atm\":{\"carrier\":", out);
+		json_str_put(out, atm_port_carrier(ctl->atm, p));
 		stats_fields_json(out, atm_port_counter_fields, &ac, true);
 		fputc('}', out);
 	}
@@ -98,11 +102,11 @@ static void state_vc(FILE *out, const struct control *ctl, const struct stats_sn
 	char b[INET_ADDRSTRLEN];
 
 	atm_vc_info(ctl->atm, v, &info);
-	fprintf(out,
-	        "%s{\"port\":\"%s\",\"vpi\":%u,\"vci\":%u,\"interface\":\"%s\","
-	        "\"oper-status\":\"%s\"",
-	        first ? "" : ",", ctl->dp->ports[sv->atm_port].name, sv->vpi, sv->vci,
-	        ctl->dp->ports[sv->subif].name, sv->oper == VC_OPER_DOWN ? "down" : "up");
+	fprintf(out, "%s{\"port\":", first ? "" : ",");
+	json_str_put(out, ctl->dp->ports[sv->atm_port].name);
+	fprintf(out, ",\"vpi\":%u,\"vci\":%u", sv->vpi, sv->vci);
+	json_member_str(out, "interface", ctl->dp->ports[sv->subif].name);
+	fprintf(out, ",\"oper-status\":\"%s\"", sv->oper == VC_OPER_DOWN ? "down" : "up");
 	if (sv->oper_change_ms)
 		json_time(out, "last-change", sv->oper_change_ms);
 	if (info.peer)
@@ -166,8 +170,9 @@ static void state_route(void *arg, const struct rib_entry *e)
 		fprintf(w->out, "%s{", i ? "," : "");
 		if (e->type == NH_GATEWAY)
 			fprintf(w->out, "\"address\":\"%s\",", ip4_str(p->gw, b));
-		fprintf(w->out, "\"interface\":\"%s\",\"weight\":%u}",
-		        w->ctl->dp->ports[p->port].name, p->weight);
+		fputs("\"interface\":", w->out);
+		json_str_put(w->out, w->ctl->dp->ports[p->port].name);
+		fprintf(w->out, ",\"weight\":%u}", p->weight);
 	}
 	fputs("]}", w->out);
 }
@@ -180,8 +185,9 @@ static void state_neighbor(void *arg, uint16_t port, uint32_t ip, const uint8_t 
 	char b[INET_ADDRSTRLEN];
 	int vc = st == NEIGH_REACHABLE ? vc_mac_vc(mac) : -1;
 
-	fprintf(w->out, "%s{\"interface\":\"%s\",\"address\":\"%s\",\"state\":\"%s\"",
-	        w->first ? "" : ",", w->ctl->dp->ports[port].name, ip4_str(ip, b),
+	fprintf(w->out, "%s{\"interface\":", w->first ? "" : ",");
+	json_str_put(w->out, w->ctl->dp->ports[port].name);
+	fprintf(w->out, ",\"address\":\"%s\",\"state\":\"%s\"", ip4_str(ip, b),
 	        names[st <= NEIGH_FAILED ? st : 0]);
 	w->first = false;
 	if (vc >= 0 && w->ctl->dp->vcs && (unsigned)vc < w->ctl->dp->nvcs)
@@ -221,9 +227,10 @@ static void state_neighbors(FILE *out, const struct control *ctl)
 	neigh_get_counters(ctl->neigh, &nc);
 	fprintf(out,
 	        "],\"arp\":{\"requests-sent\":\"%lu\",\"replies-learned\":\"%lu\","
-	        "\"resolve-failed\":\"%lu\",\"send-errors\":\"%lu\",\"entries\":\"%lu\"}",
-	        nc.requests_sent, nc.replies_learned, nc.resolve_failed, nc.send_errors,
-	        nc.entries);
+	        "\"resolve-failed\":\"%lu\",\"send-errors\":\"%lu\",\"entries\":\"%lu\","
+	        "\"table-full\":\"%lu\"}",
+	        nc.requests_sent, nc.replies_learned, nc.resolve_failed, nc.send_errors, nc.entries,
+	        nc.table_full);
 }
 
 static void state_sessions(FILE *out, const struct control *ctl)

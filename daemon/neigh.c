@@ -7,10 +7,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "daemon/neigh.h"
 #include "datapath/arp.h"
 #include "lib/addr.h"
+#include "lib/json.h"
 #include "lib/log.h"
-#include "daemon/neigh.h"
 
 #define NEIGH_BUCKETS        4096
 #define NEIGH_RETRY_MS       1000
@@ -40,10 +41,11 @@ struct neigh_table {
 	struct neigh_counters ctr;
 	/* One line per neighbour that fails is fine, a scan through the router
 	 * of thousands of unused addresses is not: resolve-failed counts them all. */
-	struct log_limit fail_log;
+	struct log_limit fail_log, full_log;
 };
 
 #define NEIGH_FAIL_WHAT "neighbour resolution failures"
+#define NEIGH_FULL_WHAT "neighbour table full"
 
 static uint32_t neigh_hash(uint16_t port, uint32_t ip)
 {
@@ -184,10 +186,27 @@ static void neigh_publish(struct neigh_table *nt, struct neigh_entry *e)
 	rib_nh_l2_update(nt->rib, e->port, e->ip, nh_l2_pack(e->mac, e->state));
 }
 
+/*
+ * A new entry, unless the table holds arp-max-entries already (as Linux's
+ * gc_thresh3 bounds its neighbour table): a scan through a large connected
+ * subnet must not take the control thread's memory. Refusals are counted;
+ * the failed entries that such a scan leaves expire on their own.
+ */
 static struct neigh_entry *neigh_add(struct neigh_table *nt, uint16_t port, uint32_t ip)
 {
-	struct neigh_entry *e = calloc(1, sizeof(*e));
+	struct neigh_entry *e;
 
+	if (nt->cfg->arp_max_entries && nt->ctr.entries >= nt->cfg->arp_max_entries) {
+		char b[INET_ADDRSTRLEN];
+		nt->ctr.table_full++;
+		if (log_limit_pass(&nt->full_log, nt->now_ms / 1000, NEIGH_FULL_WHAT))
+			log_warnx("port %s: neighbour %s not resolved: the neighbour table is full "
+			          "(%u entries, system/arp-max-entries)",
+			          nt->dp->ports[port].name, ip4_str(ip, b),
+			          nt->cfg->arp_max_entries);
+		return NULL;
+	}
+	e = calloc(1, sizeof(*e));
 	if (!e)
 		return NULL;
 	uint32_t b = neigh_hash(port, ip);
@@ -272,6 +291,7 @@ void neigh_seen(struct neigh_table *nt, uint16_t port, uint32_t ip, const uint8_
 {
 	struct neigh_entry *e;
 
+	nt->now_ms = now_ms;
 	if (port >= nt->dp->nports)
 		return;
 	e = neigh_find(nt, port, ip);
@@ -360,6 +380,7 @@ void neigh_timer(struct neigh_table *nt, uint64_t now_ms)
 		}
 	}
 	log_limit_tick(&nt->fail_log, now_ms / 1000, NEIGH_FAIL_WHAT);
+	log_limit_tick(&nt->full_log, now_ms / 1000, NEIGH_FULL_WHAT);
 }
 
 void neigh_get_counters(const struct neigh_table *nt, struct neigh_counters *out)
@@ -376,12 +397,13 @@ void neigh_dump_json(const struct neigh_table *nt, FILE *out)
 	for (unsigned b = 0; b < NEIGH_BUCKETS; b++) {
 		for (const struct neigh_entry *e = nt->bucket[b]; e; e = e->next) {
 			char ip[INET_ADDRSTRLEN];
+			fprintf(out, "%s{\"port\":", first ? "" : ",");
+			json_str_put(out, nt->dp->ports[e->port].name);
 			fprintf(out,
-			        "%s{\"port\":\"%s\",\"address\":\"%s\",\"mac\":\"%02x:%02x:%02x:%"
+			        ",\"address\":\"%s\",\"mac\":\"%02x:%02x:%02x:%"
 			        "02x:%02x:%02x\",\"state\":\"%s\"}",
-			        first ? "" : ",", nt->dp->ports[e->port].name, ip4_str(e->ip, ip),
-			        e->mac[0], e->mac[1], e->mac[2], e->mac[3], e->mac[4], e->mac[5],
-			        st[e->state]);
+			        ip4_str(e->ip, ip), e->mac[0], e->mac[1], e->mac[2], e->mac[3],
+			        e->mac[4], e->mac[5], st[e->state]);
 			first = false;
 		}
 	}

@@ -24,6 +24,7 @@ struct neigh_counters {
 	uint64_t resolve_failed;  /* entries that ran out of retries */
 	uint64_t send_errors;
 	uint64_t entries;
+	uint64_t table_full; /* new entries refused: arp-max-entries reached */
 };
 
 struct neigh_table *neigh_new(struct dataplane *dp, const struct cfg *cfg);

@@ -8,15 +8,18 @@
 #include <unistd.h>
 
 #include "daemon/control.h"
-#include "lib/addr.h"
-#include "lib/log.h"
-#include "daemon/stats_fields.h"
 #include "daemon/fpm.h"
+#include "daemon/stats_fields.h"
+#include "lib/addr.h"
+#include "lib/json.h"
+#include "lib/log.h"
 
 static void port_json(FILE *out, const struct port *pt, const struct stats_port *sp)
 {
-	/* Names are the schema's [A-Za-z0-9._-] and netdev names: nothing to escape. */
-	fprintf(out, "{\"name\":\"%s\",\"netdev\":\"%s\"", pt->name, pt->netdev);
+	/* A netdev name may hold any character but '/', ':' and white space: escaped. */
+	fputs("{\"name\":", out);
+	json_str_put(out, pt->name);
+	json_member_str(out, "netdev", pt->netdev);
 	stats_fields_json(out, port_counter_fields, &sp->c, false);
 	fprintf(out, ",\"rx-ring-drops\":%lu,\"drops-total\":%lu,\"drops\":{", sp->rx_ring_drops,
 	        sp->drops_total);
@@ -41,13 +44,14 @@ static void vcs_json(struct control *ctl, const struct stats_snapshot *s, FILE *
 		struct atm_vc_info info;
 
 		atm_vc_info(ctl->atm, (unsigned)v, &info);
+		fprintf(out, "%s{\"port\":", first ? "" : ",");
+		json_str_put(out, ctl->dp->ports[sv->atm_port].name);
+		json_member_str(out, "interface", ctl->dp->ports[sv->subif].name);
 		fprintf(out,
-		        "%s{\"port\":\"%s\",\"interface\":\"%s\",\"vpi\":%u,\"vci\":%u,"
-		        "\"oper\":\"%s\",\"oper-change-ms\":%lu,\"peer\":\"%s\"",
-		        first ? "" : ",", ctl->dp->ports[sv->atm_port].name,
-		        ctl->dp->ports[sv->subif].name, sv->vpi, sv->vci,
-		        sv->oper == VC_OPER_UP ? "up" : "down", sv->oper_change_ms,
-		        ip4_str(info.peer, b));
+		        ",\"vpi\":%u,\"vci\":%u,\"oper\":\"%s\",\"oper-change-ms\":%lu,"
+		        "\"peer\":\"%s\"",
+		        sv->vpi, sv->vci, sv->oper == VC_OPER_UP ? "up" : "down",
+		        sv->oper_change_ms, ip4_str(info.peer, b));
 		stats_fields_json(out, vc_counter_fields, c, false);
 		fprintf(out, ",\"last-ping-rtt-us\":%u,\"discards-total\":%lu,\"discards\":{",
 		        info.last_rtt_us, sv->discards_total);
@@ -68,8 +72,9 @@ static void atm_ports_json(struct control *ctl, const struct stats_snapshot *s, 
 	for (unsigned p = 0; p < ctl->dp->nports; p++) {
 		if (!s->is_atm[p])
 			continue;
-		fprintf(out, "%s{\"name\":\"%s\",\"carrier\":\"%s\"", first ? "" : ",",
-		        ctl->dp->ports[p].name, atm_port_carrier(ctl->atm, p));
+		fprintf(out, "%s{\"name\":", first ? "" : ",");
+		json_str_put(out, ctl->dp->ports[p].name);
+		json_member_str(out, "carrier", atm_port_carrier(ctl->atm, p));
 		stats_fields_json(out, atm_port_counter_fields, &s->atm[p], false);
 		fputc('}', out);
 		first = false;
@@ -101,9 +106,10 @@ void control_stats_json(struct control *ctl, FILE *out)
 		fprintf(out, "%s\"%s\":%lu", s ? "," : "", rib_source_name(s), rc.routes[s]);
 	fprintf(out,
 	        "}},\"arp\":{\"requests-sent\":%lu,\"replies-learned\":%lu,"
-	        "\"resolve-failed\":%lu,\"send-errors\":%lu,\"entries\":%lu},\"neighbors\":",
-	        nc.requests_sent, nc.replies_learned, nc.resolve_failed, nc.send_errors,
-	        nc.entries);
+	        "\"resolve-failed\":%lu,\"send-errors\":%lu,\"entries\":%lu,\"table-full\":%lu},"
+	        "\"neighbors\":",
+	        nc.requests_sent, nc.replies_learned, nc.resolve_failed, nc.send_errors, nc.entries,
+	        nc.table_full);
 	neigh_dump_json(ctl->neigh, out);
 	fprintf(out, ",\"events-lost\":%lu,\"workers\":[", snap.events_lost);
 	for (unsigned w = 0; w < snap.nworkers; w++)

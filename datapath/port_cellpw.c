@@ -121,6 +121,13 @@ int cellpw_vc_open(struct cellpw_queue *c, uint16_t id)
 	uint32_t max_sdu = vc_max_sdu(vc);
 	uint32_t cap = aal5_cells_for(max_sdu) * ATM_CELL_PAYLOAD;
 
+	/*
+	 * The port's SDU, segmentation and host-ring buffers hold CELLPW_SDU_MAX
+	 * (RFC 2225's 9180 and an LLC/SNAP header): a larger MTU would overrun
+	 * them. The schema bounds the MTU as well; this guard is the datapath's own.
+	 */
+	if (vc->cfg.mtu < 68 || vc->cfg.mtu > CELLPW_MTU_MAX)
+		return -EINVAL;
 	/* A slot used before starts over: runtime state, counters, no loopback in flight. */
 	memset(&vc->rx, 0, offsetof(struct atm_vc, cap) - offsetof(struct atm_vc, rx));
 	vc->cap_flush_ms = 0;
@@ -199,9 +206,11 @@ static int cellpw_queue_open(struct port *p, unsigned qid, unsigned nqueues,
 	}
 	for (unsigned i = 0; i < set->nvcs; i++) {
 		if ((err = cellpw_vc_open(c, set->vc_ids[i])) != 0) {
-			log_warnx("port %s: VC %u/%u: out of memory for its buffers", p->name,
+			log_warnx("port %s: VC %u/%u: %s", p->name,
 			          set->vcs[set->vc_ids[i]].cfg.vpi,
-			          set->vcs[set->vc_ids[i]].cfg.vci);
+			          set->vcs[set->vc_ids[i]].cfg.vci,
+			          err == -EINVAL ? "MTU outside 68..9180, the SDU buffers' size"
+			                         : "out of memory for its buffers");
 			/* Those opened so far are not in a set yet: close cannot find them. */
 			for (unsigned j = 0; j < i; j++)
 				cellpw_vc_release(&set->vcs[set->vc_ids[j]]);

@@ -35,7 +35,8 @@
 #define CELLPW_TX_FRAMES    64  /* frames staged per flush */
 #define CELLPW_FRAME_MAX    (PW_HDR_MAX + CELLPW_MAX_CELLS * ATM_PW_CELL_SIZE)
 #define CELLPW_SDU_HEADROOM 16         /* room for the synthetic Ethernet header */
-#define CELLPW_SDU_MAX      (9180 + 8) /* RFC 2225 MTU + LLC/SNAP */
+#define CELLPW_MTU_MAX      9180       /* RFC 2225 default, the largest taken */
+#define CELLPW_SDU_MAX      (CELLPW_MTU_MAX + 8) /* RFC 2225 MTU + LLC/SNAP */
 #define CELLPW_RXBUF_SZ     (CELLPW_SDU_HEADROOM + CELLPW_SDU_MAX + 64)
 #define CELLPW_SEG_CELLS    ((CELLPW_SDU_MAX + 8 + 47) / 48)
 #define CELLPW_VC_HASH      1024
@@ -140,7 +141,7 @@ unsigned cellpw_rx_burst(struct port_queue *q, struct pkt *pkts, unsigned max);
 /* port_cellpw_tx.c: queue one SDU (already encapsulated by prefix) on a VC. */
 void cellpw_vc_send(struct cellpw_queue *c, uint16_t vc_id, const uint8_t *prefix,
                     size_t prefix_len, const uint8_t *sdu, size_t len);
-/* Queue one OAM cell (48-byte payload) on a VC, ahead of shaping. */
+/* Queue one OAM cell (48-byte payload) on a VC: through its shaper when it has a PCR. */
 void cellpw_oam_send(struct cellpw_queue *c, uint16_t vc_id, const uint8_t payload[48], bool e2e);
 /* Shaping, concatenation timer, OAM and InATMARP timers, host ring: once per poll. */
 void cellpw_service(struct cellpw_queue *c, const struct cellpw_vcset *vs, bool idle);
@@ -162,7 +163,8 @@ struct event_ring *cellpw_events(struct port *p);
 /*
  * Runtime PVC changes, control thread (see cellpw_vcset). cellpw_vc_open
  * gives VC `id` (its cfg filled, not in any published set) its buffers and a
- * fresh runtime state; cellpw_vcset_build makes a set of `n` VCs for port c;
+ * fresh runtime state (-EINVAL for an MTU outside 68..CELLPW_MTU_MAX, which
+ * the buffers are sized for; -ENOMEM); cellpw_vcset_build makes a set of `n` VCs for port c;
  * cellpw_vcset_swap publishes one and returns the previous one, to be freed
  * with the buffers of the VCs it alone had (cellpw_vc_release) only after
  * synchronize_rcu().

@@ -80,8 +80,17 @@ void cellpw_oam_rx(struct cellpw_queue *c, uint16_t vc_id, const uint8_t payload
 		return;
 	}
 	if (lb.indication & 1) {
-		/* I.610 10.2.4: the loopback point returns the cell with the indication
-		 * cleared, same tag, on the same flow (segment or end-to-end). */
+		/* I.610 10.2.4: only the loopback point the location ID names loops the
+		 * cell back; all ones names the end point, which we are. */
+		static const uint8_t end_point[16] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		                                      0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		                                      0xff, 0xff, 0xff, 0xff};
+		if (memcmp(lb.location_id, end_point, sizeof(end_point))) {
+			CTR_ADD(vc->ctr.discards[VC_DROP_OAM_LOCATION], 1);
+			return;
+		}
+		/* The loopback point returns the cell with the indication cleared, same
+		 * tag, on the same flow (segment or end-to-end). */
 		lb.indication = 0;
 		oam_loopback_build(reply, &lb);
 		cellpw_oam_send(c, vc_id, reply, e2e);

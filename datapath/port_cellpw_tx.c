@@ -200,6 +200,21 @@ void cellpw_oam_send(struct cellpw_queue *c, uint16_t vc_id, const uint8_t paylo
 
 	atm_hdr_store(cell, oam_hdr_word(vc->cfg.vpi, vc->cfg.vci, e2e));
 	memcpy(cell + 4, payload, ATM_CELL_PAYLOAD);
+	if (vc->cfg.pcr) {
+		/* F5 OAM cells are cells of the VC's flow (I.371): they take the shaper's
+		 * tokens like data, so a flood of loopbacks cannot push the VC past PCR. */
+		if (vc->shape_count == vc->cfg.queue_cells) {
+			vc_discard(vc, VC_DROP_QUEUE_FULL);
+			return;
+		}
+		memcpy(vc->shape_q +
+		           (size_t)((vc->shape_head + vc->shape_count) % vc->cfg.queue_cells) *
+		               ATM_PW_CELL_SIZE,
+		       cell, ATM_PW_CELL_SIZE);
+		vc->shape_count++;
+		CTR_ADD(vc->ctr.oam_out, 1);
+		return;
+	}
 	if (cells_append(c, cell, 1) == 1) {
 		vc_cells_out(vc, 1);
 		CTR_ADD(vc->ctr.oam_out, 1);

@@ -34,15 +34,17 @@
 	X(ABORT, "abort", "AAL5 abort: length field 0")                                            \
 	X(OVERSIZE, "oversize", "PDU longer than the VC's maximum SDU")                            \
 	X(TIMEOUT, "reassembly-timeout", "PDU not completed within the reassembly timeout")        \
-	X(OUT_OF_BUFFER, "out-of-buffer", "SDU complete but no receive buffer free in the burst")   \
-	X(UNKNOWN_LLC, "unknown-encapsulation", "RFC 2684 header with an LLC/SNAP we do not route") \
+	X(OUT_OF_BUFFER, "out-of-buffer", "SDU complete but no receive buffer free in the burst")  \
+	X(UNKNOWN_LLC, "unknown-encapsulation",                                                    \
+	  "RFC 2684 header with an LLC/SNAP we do not route")                                      \
 	X(OAM_CRC, "oam-crc", "OAM cell whose CRC-10 does not verify (I.610)")                     \
 	X(OAM_OTHER, "oam-unsupported", "OAM or RM cell other than loopback, ignored")             \
 	X(INATMARP_MALFORMED, "inatmarp-malformed", "InATMARP packet that does not parse")         \
 	X(VC_DOWN, "vc-down", "transmit while the VC is operationally down (OAM)")                 \
 	X(QUEUE_FULL, "shaping-queue-full", "shaping queue full")                                  \
 	X(TX_FULL, "tx-full", "carrier TX ring full")                                              \
-	X(TOO_BIG, "too-big", "SDU above the VC MTU or the AAL5 limit on transmit")
+	X(TOO_BIG, "too-big", "SDU above the VC MTU or the AAL5 limit on transmit")                \
+	X(OAM_LOCATION, "oam-location", "OAM loopback naming another loopback point (I.610 10.2.4)")
 
 enum vc_drop_reason {
 #define X(id, name, desc) VC_DROP_##id,

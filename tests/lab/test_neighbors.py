@@ -355,3 +355,32 @@ def test_reprobe_unanswered_fails(topo, start_daemon):
     assert s2.sink == 1 + fwd
     assert s_end["arp"]["resolve-failed"] - s0["arp"]["resolve-failed"] == 1
     assert len(host_unreachables(s1, "10.0.2.2")) == failed
+
+
+def test_table_size_bounded(topo, start_daemon):
+    """A scan of 60 silent on-link hosts with arp-max-entries 16: 16 entries,
+    the other 44 not resolved and counted as table-full (their packets end
+    as arp-failed); once the failed entries are forgotten (10 s), new
+    neighbours fit again."""
+    hosts = ["10.0.2.%d" % i for i in range(100, 160)]
+    d = start_daemon(config(arp_retries=1, arp_max_entries=16))
+    warm_h1(topo)
+    s0 = d.stats()
+    send = ("import socket\n"
+            "s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
+            "for h in %r:\n"
+            "    s.sendto(b'scan', (h, %d))\n" % (hosts, SINK))
+    p = topo.exec("h1", [lab.PYTHON, "-c", send], timeout=20)
+    assert p.returncode == 0, p.stderr
+    time.sleep(0.5)
+    mid = d.stats()
+    assert mid["arp"]["entries"] <= 16, mid["arp"]
+    held = [h for h in hosts if neighbor(mid, h)]
+    assert len(held) <= 16 and len(held) >= 15, held  # h1's own entry may take one
+    assert mid["arp"]["table-full"] - s0["arp"]["table-full"] >= 60 - 16
+    assert "the neighbour table is full (16 entries" in d.log()
+    import restconf as rc
+    assert int(rc.state(d)["arp"]["table-full"]) == mid["arp"]["table-full"]
+    # The failed entries go after 10 s; then a new neighbour is resolved again.
+    assert lab.wait_for(lambda: d.stats()["arp"]["entries"] <= 2, timeout=16)
+    assert topo.exec("h1", ["ping", "-c", "1", "-W", "2", "10.0.2.2"]).returncode == 0

@@ -6,6 +6,7 @@ import json
 import os
 import signal
 
+import lab
 import restconf as rc
 
 ROUTES = "/restconf/data/cellgate:cellgate/routing"
@@ -42,3 +43,27 @@ def test_change_survives_kill9_and_rejected_one_does_not(start_daemon):
     assert route.status == 200 and route.json()["cellgate:route"][0]["type"] == "unreachable"
     assert rc.get(d, "/cellgate:cellgate/system/arp-timeout").json() == \
         {"cellgate:arp-timeout": 77}
+
+
+def test_state_with_odd_netdev_names(topo, start_daemon):
+    """A netdev may be named with a '"' or a '\\' (Linux refuses only '/',
+    ':' and white space): the state document and the stats dump stay valid
+    JSON and carry the name as it is."""
+    odd, peer = 'r"q\\x', "r-oddpeer"
+    topo.exec("r", ["ip", "link", "add", odd, "type", "veth", "peer", "name", peer],
+              check=True)
+    try:
+        cfg = lab.default_config()
+        cfg["cellgate:cellgate"]["port"].append(
+            {"name": "odd", "driver": "afpacket", "netdev": odd,
+             "ipv4": {"address": [{"ip": "10.0.9.1", "prefix-length": 24}]}})
+        d = start_daemon(cfg, check_accounting=False)
+        r = rc.get(d, "/cellgate:cellgate/state")
+        assert r.status == 200, r
+        ports = {p["name"]: p for p in r.json()["cellgate:state"]["port"]}
+        assert ports["odd"]["netdev"] == odd
+        assert [p for p in d.stats()["ports"] if p["name"] == "odd"][0]["netdev"] == odd
+        m = rc.request(d, "GET", "/metrics")
+        assert m.status == 200, m
+    finally:
+        topo.exec("r", ["ip", "link", "del", peer])

@@ -46,6 +46,18 @@ void test_vc_runtime(void)
 	v->cfg.vci = 103;
 	v->ctr.pdus_in = 77; /* left by an earlier VC in the slot: must start over */
 	v->oam_misses = 5;
+	/* The SDU buffers hold a 9180-byte MTU (+ LLC): more is refused, buffers untouched. */
+	v->cfg.mtu = 9181;
+	CHECK_EQ(cellpw_vc_open(h.c, nv), -EINVAL);
+	CHECK(v->rx_buf == NULL);
+	v->cfg.mtu = 67;
+	CHECK_EQ(cellpw_vc_open(h.c, nv), -EINVAL);
+	v->cfg.mtu = 9180;
+	CHECK_EQ(cellpw_vc_open(h.c, nv), 0);
+	cellpw_vc_release(v);
+	v->cfg.mtu = h.dp.vcs[VC_MP_LLC].cfg.mtu;
+	v->ctr.pdus_in = 77;
+	v->oam_misses = 5;
 	CHECK_EQ(cellpw_vc_open(h.c, nv), 0);
 	CHECK(v->ctr.pdus_in == 0 && v->oam_misses == 0 && v->rx_buf != NULL);
 	next = set_edit(VC_MAX, nv);

@@ -7,12 +7,12 @@
  */
 #include <string.h>
 
-#include "tests/unit/cellpw_harness.h"
-#include "tests/unit/check.h"
 #include "datapath/atm/inatmarp.h"
 #include "datapath/atm/oam.h"
 #include "datapath/atm/rfc2684.h"
 #include "datapath/ip4.h"
+#include "tests/unit/cellpw_harness.h"
+#include "tests/unit/check.h"
 
 #define FUTURE_MS 10000000ull /* ~3 hours past the real clock */
 
@@ -20,6 +20,8 @@ static struct h_tx tx;
 static struct h_pdu pdu;
 static struct pkt pkts[BURST_MAX];
 static const uint8_t llc_arp[8] = {0xaa, 0xaa, 0x03, 0x00, 0x00, 0x00, 0x08, 0x06};
+
+static unsigned service_at(uint64_t now_us);
 
 static void drain_events(void)
 {
@@ -108,6 +110,67 @@ static void test_oam_answer(void)
 	CHECK_EQ(v1.discards[VC_DROP_OAM_CRC] - v.discards[VC_DROP_OAM_CRC], 1);
 	CHECK_EQ(v1.discards[VC_DROP_OAM_OTHER] - v.discards[VC_DROP_OAM_OTHER], 2);
 	CHECK_EQ(v1.lb_sent - v.lb_sent, 0);
+}
+
+/*
+ * I.610 10.2.4: a loopback cell is looped back only at the point its
+ * location ID names; all ones is the end point (us). Any other ID names a
+ * point we are not: counted, not answered.
+ */
+static void test_oam_location(void)
+{
+	struct vc_counters v = h_vc(VC_P2P);
+	struct oam_loopback lb = {.indication = 1, .tag = 99};
+	uint8_t payload[48], cell[52];
+
+	for (int i = 0; i < 2; i++) {
+		memset(lb.location_id, i ? 0x00 : 0x5a, 16);
+		oam_loopback_build(payload, &lb);
+		h_oam_cell(cell, VC_P2P, payload, true);
+		h_far_cells(cell, 1);
+	}
+	CHECK_EQ(h_rx(pkts), 0);
+	h_take(&tx);
+	CHECK_EQ(tx.nframes, 0);
+	struct vc_counters v1 = h_vc(VC_P2P);
+	CHECK_EQ(v1.discards[VC_DROP_OAM_LOCATION] - v.discards[VC_DROP_OAM_LOCATION], 2);
+	CHECK_EQ(v1.lb_answered - v.lb_answered, 0);
+	far_loopback(VC_P2P, 1, 100, true); /* all ones: answered */
+	CHECK_EQ(h_rx(pkts), 0);
+	CHECK(took_loopback(VC_P2P, true, &lb));
+	CHECK(lb.indication == 0 && lb.tag == 100);
+}
+
+/*
+ * On a shaped VC, loopback replies are cells of the VC like data: they
+ * wait for the shaper's tokens, so a flood of requests from the far end
+ * cannot make the VC exceed its PCR.
+ */
+static void test_oam_shaped(void)
+{
+	struct atm_vc *vc = &h.dp.vcs[VC_SHAPED];
+	struct vc_counters v = h_vc(VC_SHAPED);
+	uint64_t t = h.c->now_us + 10000000;
+	struct oam_loopback lb;
+	unsigned sent = 0;
+
+	CHECK_EQ(service_at(t), 0); /* an empty queue, a full bucket */
+	for (uint32_t tag = 1; tag <= 10; tag++)
+		far_loopback(VC_SHAPED, 1, tag, true);
+	CHECK_EQ(h_rx(pkts), 0);
+	h_take(&tx);
+	CHECK_EQ(tx.ncells, 0); /* none left unshaped */
+	CHECK_EQ(vc->shape_count, 10);
+	CHECK_EQ(h_vc(VC_SHAPED).oam_out - v.oam_out, 10);
+	CHECK_EQ(service_at(t), 4); /* the bucket: one frame's worth */
+	CHECK(oam_parse(tx.cell[0] + 4, &(uint8_t){0}, &lb) == 0 && lb.tag == 1 && !lb.indication);
+	CHECK_EQ(service_at(t), 0);
+	for (unsigned i = 1; i <= 6; i++)
+		sent += service_at(t + i * 1000); /* PCR 1000 cells/s: one a millisecond */
+	CHECK_EQ(sent, 6);
+	CHECK_EQ(vc->shape_count, 0);
+	CHECK_EQ(h_vc(VC_SHAPED).cells_out - v.cells_out, 10);
+	CHECK_EQ(h_vc(VC_SHAPED).lb_answered - v.lb_answered, 10);
 }
 
 /* Our loopbacks: down after 3 lost, up after 2 answered, an event each way. */
@@ -389,6 +452,8 @@ int main(void)
 	test_ping();
 	test_inatmarp();
 	test_shaping();
+	test_oam_location();
+	test_oam_shaped();
 	h_teardown();
 	return check_report("test_cellpw_ctl");
 }
