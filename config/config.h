@@ -218,6 +218,18 @@ int cfg_subif_index(const struct cfg *cfg, const char *name);
  */
 int cfg_route_cmp(const void *a, const void *b);
 
+/*
+ * config_cmp.c, field by field (never memcmp: padding and bytes past a
+ * string's end mean nothing). cfg_restart_only_diff: what of b differs
+ * from a in what cannot change at runtime (ports and subinterfaces with
+ * their addresses, workers, the capture, RESTCONF, FPM and SNMP settings),
+ * as a phrase for a message with its data path in *path; NULL when nothing
+ * does. cfg_pvc_same: two PVCs the same in every field. A field added to
+ * these structs is added to config_cmp.c as well.
+ */
+const char *cfg_restart_only_diff(const struct cfg *a, const struct cfg *b, const char **path);
+bool cfg_pvc_same(const struct cfg_pvc *a, const struct cfg_pvc *b);
+
 struct ly_ctx;
 
 /*

@@ -110,6 +110,16 @@ static int pvc_build_sets(struct atm_ctl *a, struct atm_pvc_change *ch)
 	return 0;
 }
 
+static bool pvcs_same(const struct cfg *cur, const struct cfg *next)
+{
+	if (cur->npvcs != next->npvcs)
+		return false;
+	for (unsigned i = 0; i < cur->npvcs; i++)
+		if (!cfg_pvc_same(&cur->pvcs[i], &next->pvcs[i]))
+			return false;
+	return true;
+}
+
 int atm_pvc_prepare(struct atm_ctl *a, const struct cfg *next, struct atm_pvc_change **out,
                     char *msg, size_t msg_len, char *path, size_t path_len)
 {
@@ -119,8 +129,7 @@ int atm_pvc_prepare(struct atm_ctl *a, const struct cfg *next, struct atm_pvc_ch
 	int err;
 
 	*out = NULL;
-	if (cur->npvcs == next->npvcs &&
-	    (!cur->npvcs || !memcmp(cur->pvcs, next->pvcs, sizeof(*cur->pvcs) * cur->npvcs)))
+	if (pvcs_same(cur, next))
 		return 0;
 	if (!a->dp->vcs || !(ch = calloc(1, sizeof(*ch)))) {
 		snprintf(msg, msg_len, "out of memory");
@@ -136,8 +145,7 @@ int atm_pvc_prepare(struct atm_ctl *a, const struct cfg *next, struct atm_pvc_ch
 	for (unsigned j = 0; j < next->npvcs; j++) {
 		ch->map[j] = -1;
 		for (unsigned i = 0; i < cur->npvcs; i++)
-			if (!kept[i] &&
-			    !memcmp(&cur->pvcs[i], &next->pvcs[j], sizeof(cur->pvcs[i]))) {
+			if (!kept[i] && cfg_pvc_same(&cur->pvcs[i], &next->pvcs[j])) {
 				kept[i] = true;
 				ch->map[j] = a->vc_of_pvc[i];
 				break;

@@ -15,6 +15,7 @@ struct snmp_agent;
 struct snmp_source;
 struct mgmt;
 struct fpm_server;
+struct clear_state;
 
 struct control {
 	struct event_base *base;
@@ -39,6 +40,7 @@ struct control {
 	/* clear-counters (stats_snap.c): counters at the last clear, and when (CLOCK_REALTIME ms).
 	 */
 	struct stats_snapshot *stats_base;
+	struct clear_state *clear; /* a snapshot asked of the workers, and who waits for it */
 	uint64_t start_ms;
 	uint64_t port_clear_ms[PORT_MAX];
 	uint64_t vc_clear_ms[VC_MAX];
@@ -67,8 +69,18 @@ void control_cfg_replace(struct control *ctl, struct cfg *next);
  */
 int control_stats_take(struct control *ctl, struct stats_snapshot *snap);
 
-/* clear-counters: port `port` (with its VCs), or everything when port < 0. 0 or -ENOMEM. */
-int control_stats_clear(struct control *ctl, int port);
+/*
+ * clear-counters: port `port` (with its VCs), or everything when port < 0,
+ * from a consistent snapshot of the workers (dp_stats_snap_request), so the
+ * accounting rule holds for the counters measured from it. The loop does not
+ * wait for the workers: 0 and done(arg, err) later, from the loop (err 0,
+ * -ETIMEDOUT when a worker did not answer and nothing was cleared, or
+ * -ECANCELED at the end); or -ENOMEM now, and done is not called.
+ */
+typedef void (*control_clear_fn)(void *arg, int err);
+int control_stats_clear(struct control *ctl, int port, control_clear_fn done, void *arg);
+/* Answer the clears still waiting (-ECANCELED) and free what clearing kept. */
+void control_stats_clear_fini(struct control *ctl);
 
 /* Run the loop until SIGTERM/SIGINT. 0 on a clean stop. */
 int control_run(struct control *ctl);

@@ -39,33 +39,8 @@ static int be_state_json(void *arg, FILE *out)
 /* What cannot change without a restart yet: say which part, so the client knows. */
 static int unsupported_change(const struct cfg *a, const struct cfg *b, struct restconf_err *err)
 {
-	const char *what = NULL, *path = NULL;
+	const char *path, *what = cfg_restart_only_diff(a, b, &path);
 
-	if (a->nports != b->nports || memcmp(a->ports, b->ports, sizeof(a->ports[0]) * a->nports) ||
-	    a->nsubifs != b->nsubifs ||
-	    memcmp(a->subifs, b->subifs, sizeof(a->subifs[0]) * a->nsubifs)) {
-		what = "ports, subinterfaces and their addresses";
-		path = "/cellgate:cellgate/port";
-	} else if (a->workers != b->workers || a->nworker_cpus != b->nworker_cpus ||
-	           memcmp(a->worker_cpus, b->worker_cpus, sizeof(a->worker_cpus))) {
-		what = "workers and worker-cpu";
-		path = "/cellgate:cellgate/system/workers";
-	} else if (strcmp(a->capture.directory, b->capture.directory) ||
-	           a->capture.max_bytes != b->capture.max_bytes ||
-	           a->capture.max_s != b->capture.max_s) {
-		/* Opened at startup, before the privilege drop; the limits go with it. */
-		what = "the capture directory and limits";
-		path = "/cellgate:cellgate/system/capture";
-	} else if (memcmp(&a->restconf, &b->restconf, sizeof(a->restconf))) {
-		what = "the RESTCONF server settings";
-		path = "/cellgate:cellgate/restconf";
-	} else if (memcmp(&a->fpm, &b->fpm, sizeof(a->fpm))) {
-		what = "the FPM server settings";
-		path = "/cellgate:cellgate/routing/fpm";
-	} else if (memcmp(&a->snmp, &b->snmp, sizeof(a->snmp))) {
-		what = "the SNMP subagent settings";
-		path = "/cellgate:cellgate/snmp";
-	}
 	if (!what)
 		return 0;
 	restconf_err_set(err, 501, "operation-not-supported", path,
@@ -111,24 +86,50 @@ static void pvc_changed(struct mgmt *m, const struct atm_pvc_change *pch)
 	}
 }
 
+/*
+ * A static route could not be installed: 400 naming it. When putting the
+ * earlier routes back failed as well, the FIB matches neither
+ * configuration: 500, logged as an error, saying which route is missing.
+ */
+static void routes_error(const struct routes_update_err *ru, int e, struct restconf_err *err)
+{
+	const char *why = e == -ENETUNREACH ? " (no connected subnet reaches the gateway)" : "";
+
+	if (ru->undo_err) {
+		log_warnx("static routes: route %s cannot be installed (%s), and restoring the "
+		          "previous routes failed for %u of them (first %s: %s): the FIB lacks "
+		          "routes of the running configuration",
+		          ru->failed, strerror(-e), ru->undo_failures, ru->undo_failed,
+		          strerror(-ru->undo_err));
+		restconf_err_set(
+		    err, 500, "operation-failed", NULL,
+		    "route %s cannot be installed: %s%s; restoring the previous routes "
+		    "failed too (%u, first %s: %s): the FIB lacks routes of the running "
+		    "configuration",
+		    ru->failed, strerror(-e), why, ru->undo_failures, ru->undo_failed,
+		    strerror(-ru->undo_err));
+	} else {
+		restconf_err_set(err, 400, "invalid-value", NULL,
+		                 "route %s cannot be installed: %s%s", ru->failed, strerror(-e),
+		                 why);
+	}
+	snprintf(err->path, sizeof(err->path),
+	         "/cellgate:cellgate/routing/static-route[prefix='%s']", ru->failed);
+}
+
 static int cfg_apply(struct mgmt *m, struct cfg *next, struct restconf_err *err)
 {
 	struct control *ctl = m->ctl;
 	struct cfg *cur = ctl->cfg;
 	struct atm_pvc_change *pch = NULL;
-	char failed[32] = "";
+	struct routes_update_err ru;
 	int e;
 
 	if (unsupported_change(cur, next, err) || pvc_prepare(m, next, &pch, err))
 		return -1;
-	if ((e = routes_static_update(ctl->rib, cur, next, failed, sizeof(failed))) != 0) {
+	if ((e = routes_static_update(ctl->rib, cur, next, &ru)) != 0) {
 		atm_pvc_abort(ctl->atm, pch);
-		restconf_err_set(err, 400, "invalid-value", NULL,
-		                 "route %s cannot be installed: %s%s", failed, strerror(-e),
-		                 e == -ENETUNREACH ? " (no connected subnet reaches the gateway)"
-		                                   : "");
-		snprintf(err->path, sizeof(err->path),
-		         "/cellgate:cellgate/routing/static-route[prefix='%s']", failed);
+		routes_error(&ru, e, err);
 		return -1;
 	}
 	/* Nothing can fail from here on. */
@@ -201,11 +202,36 @@ static const char *child_value(const struct lyd_node *input, const char *name)
 	return lyd_get_value(n);
 }
 
+struct clear_call {
+	restconf_rpc_done_fn done;
+	void *cookie;
+	char port[PORT_NAME_MAX];
+};
+
+/* control_clear_fn: the workers' snapshot came (or not); answer the operation. */
+static void clear_done(void *arg, int e)
+{
+	struct clear_call *cc = arg;
+	struct restconf_err err;
+
+	if (e == -ETIMEDOUT)
+		restconf_err_set(&err, 503, "resource-denied", NULL,
+		                 "a worker did not answer: counters not cleared");
+	else if (e)
+		restconf_err_set(&err, 503, "operation-failed", NULL, "counters not cleared: %s",
+		                 strerror(-e));
+	else
+		log_info("counters cleared%s%s", cc->port[0] ? " on " : "", cc->port);
+	cc->done(cc->cookie, e ? &err : NULL, NULL);
+	free(cc);
+}
+
 static void op_clear_counters(struct mgmt *m, const struct lyd_node *input,
                               restconf_rpc_done_fn done, void *cookie)
 {
 	const char *port = child_value(input, "port");
 	struct restconf_err err;
+	struct clear_call *cc;
 	int p = -1;
 
 	if (port && (p = port_by_name(m->ctl->cfg, port)) < 0) {
@@ -214,13 +240,15 @@ static void op_clear_counters(struct mgmt *m, const struct lyd_node *input,
 		done(cookie, &err, NULL);
 		return;
 	}
-	if (control_stats_clear(m->ctl, p) != 0) {
+	if ((cc = calloc(1, sizeof(*cc)))) {
+		*cc = (struct clear_call){.done = done, .cookie = cookie};
+		snprintf(cc->port, sizeof(cc->port), "%s", port ? port : "");
+	}
+	if (!cc || control_stats_clear(m->ctl, p, clear_done, cc) != 0) {
+		free(cc);
 		restconf_err_set(&err, 500, "operation-failed", NULL, "out of memory");
 		done(cookie, &err, NULL);
-		return;
 	}
-	log_info("counters cleared%s%s", port ? " on " : "", port ? port : "");
-	done(cookie, NULL, NULL);
 }
 
 /* The PVC's index in cfg (not its VC id: atm_vc_of_pvc), or -1. */
@@ -492,6 +520,7 @@ void mgmt_stop(struct control *ctl)
 	if (!m)
 		return;
 	restconf_err_set(&err, 503, "operation-failed", NULL, "cellgated is stopping");
+	control_stats_clear_fini(ctl);
 	while (m->pings) {
 		struct mgmt_ping *pg = m->pings;
 		m->pings = pg->next;

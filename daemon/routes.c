@@ -120,14 +120,23 @@ static bool route_same(const struct cfg_route *a, const struct cfg_route *b)
 }
 
 /* Put the RIB's static route for r's prefix back to what `cfg` says (absent: none). */
-static void route_restore(struct rib *rib, const struct cfg *cfg, const struct cfg_route *r)
+static int route_restore(struct rib *rib, const struct cfg *cfg, const struct cfg_route *r)
 {
 	const struct cfg_route *old = route_find(cfg, r);
+	int err;
 
 	if (old)
-		route_static_one(rib, cfg, old);
-	else
-		rib_route_del(rib, r->prefix, r->plen, RIB_SRC_STATIC);
+		return route_static_one(rib, cfg, old);
+	err = rib_route_del(rib, r->prefix, r->plen, RIB_SRC_STATIC);
+	return err == -ENOENT ? 0 : err; /* it had not got in: nothing to take out */
+}
+
+static void prefix_str(const struct cfg_route *r, char *buf, size_t len)
+{
+	uint32_t a = r->prefix;
+
+	snprintf(buf, len, "%u.%u.%u.%u/%u", a >> 24, (a >> 16) & 255, (a >> 8) & 255, a & 255,
+	         r->plen);
 }
 
 /* One change: `r` is in `next` (set it) or only in `cur` (delete it). */
@@ -137,12 +146,13 @@ struct route_change {
 };
 
 int routes_static_update(struct rib *rib, const struct cfg *cur, const struct cfg *next,
-                         char *failed, size_t failedlen)
+                         struct routes_update_err *e)
 {
 	struct route_change *ch = calloc(cur->nroutes + next->nroutes + 1, sizeof(*ch));
 	unsigned n = 0, i;
 	int err = 0;
 
+	*e = (struct routes_update_err){0};
 	if (!ch)
 		return -ENOMEM;
 	/* cfg_parse leaves routes sorted, so both lookups are binary searches. */
@@ -160,17 +170,19 @@ int routes_static_update(struct rib *rib, const struct cfg *cur, const struct cf
 		                : route_static_one(rib, next, r);
 		if (err && ch[i].del && err == -ENOENT)
 			err = 0; /* it never got installed (startup failure): nothing to delete */
-		if (err) {
-			char ip[16];
-			uint32_t a = r->prefix;
-			snprintf(ip, sizeof(ip), "%u.%u.%u.%u", a >> 24, (a >> 16) & 255,
-			         (a >> 8) & 255, a & 255);
-			snprintf(failed, failedlen, "%s/%u", ip, r->plen);
-		}
+		if (err)
+			prefix_str(r, e->failed, sizeof(e->failed));
 	}
 	if (err) /* undo, newest first, including the failed one's partial effect */
-		while (i-- > 0)
-			route_restore(rib, cur, ch[i].r);
+		while (i-- > 0) {
+			int u = route_restore(rib, cur, ch[i].r);
+			if (!u)
+				continue;
+			if (!e->undo_failures++) {
+				e->undo_err = u;
+				prefix_str(ch[i].r, e->undo_failed, sizeof(e->undo_failed));
+			}
+		}
 	free(ch);
 	return err;
 }

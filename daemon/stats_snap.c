@@ -6,6 +6,7 @@
  * each has one writer (stats.h), so clearing them from here would race.
  */
 #include <errno.h>
+#include <event2/event.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -46,18 +47,35 @@ static bool vc_of_port(const struct stats_vc *v, int port)
 	return port < 0 || v->atm_port == port || v->subif == port;
 }
 
-int control_stats_clear(struct control *ctl, int port)
-{
-	struct stats_snapshot *now = malloc(sizeof(*now));
-	uint64_t t = realtime_ms();
+/*
+ * The baseline must be a snapshot the accounting rule holds for: taken by
+ * the workers between loop passes (dp_stats_snap_request), then what the
+ * control thread counts itself. The control loop does not wait for it: a
+ * timer looks every millisecond (a busy worker answers within a pass, an
+ * idle one within its 5 ms sleep). Clears asked for meanwhile are answered
+ * from the same snapshot. A worker that does not answer within
+ * CLEAR_WAIT_MS is stuck, and the clear is refused rather than made wrong.
+ */
+#define CLEAR_WAIT_MS 2000
 
-	if (!now)
-		return -ENOMEM;
-	if (!ctl->stats_base && !(ctl->stats_base = calloc(1, sizeof(*ctl->stats_base)))) {
-		free(now);
-		return -ENOMEM;
-	}
-	snap_raw(ctl, now);
+struct clear_job {
+	struct clear_job *next;
+	int port;
+	control_clear_fn done;
+	void *arg;
+};
+
+struct clear_state {
+	struct event *timer;
+	struct clear_job *jobs; /* waiting for the snapshot in flight */
+	uint32_t ticket;
+	uint64_t deadline_ms;
+	struct stats_snapshot snap;
+};
+
+static void baseline_set(struct control *ctl, const struct stats_snapshot *now, int port,
+                         uint64_t t)
+{
 	for (unsigned p = 0; p < now->nports; p++) {
 		if (port >= 0 && (unsigned)port != p)
 			continue;
@@ -71,8 +89,79 @@ int control_stats_clear(struct control *ctl, int port)
 		ctl->stats_base->vc[v] = now->vc[v];
 		ctl->vc_clear_ms[v] = t;
 	}
-	free(now);
+}
+
+static void clear_finish(struct control *ctl, int err)
+{
+	struct clear_state *cs = ctl->clear;
+	struct clear_job *j = cs->jobs;
+	uint64_t t = realtime_ms();
+
+	cs->jobs = NULL;
+	evtimer_del(cs->timer);
+	if (!err) {
+		for (unsigned p = 0; p < cs->snap.nports; p++)
+			cs->snap.port[p].rx_ring_drops = ctl->rx_ring_drops[p];
+		atm_stats_fixup(ctl->atm, &cs->snap);
+	}
+	while (j) {
+		struct clear_job *next = j->next;
+		if (!err)
+			baseline_set(ctl, &cs->snap, j->port, t);
+		j->done(j->arg, err);
+		free(j);
+		j = next;
+	}
+}
+
+static void clear_poll(evutil_socket_t fd, short what, void *arg)
+{
+	struct control *ctl = arg;
+	struct clear_state *cs = ctl->clear;
+
+	if (dp_stats_snap_collect(ctl->dp, cs->ticket, &cs->snap))
+		clear_finish(ctl, 0);
+	else if (mono_ms() >= cs->deadline_ms)
+		clear_finish(ctl, -ETIMEDOUT);
+}
+
+int control_stats_clear(struct control *ctl, int port, control_clear_fn done, void *arg)
+{
+	struct timeval ms = {0, 1000};
+	struct clear_job *j;
+	int err;
+
+	if (!ctl->stats_base && !(ctl->stats_base = calloc(1, sizeof(*ctl->stats_base))))
+		return -ENOMEM;
+	if (!ctl->clear &&
+	    (!(ctl->clear = calloc(1, sizeof(*ctl->clear))) ||
+	     !(ctl->clear->timer = event_new(ctl->base, -1, EV_PERSIST, clear_poll, ctl))))
+		return -ENOMEM;
+	if (!(j = malloc(sizeof(*j))))
+		return -ENOMEM;
+	*j = (struct clear_job){.next = ctl->clear->jobs, .port = port, .done = done, .arg = arg};
+	if (!ctl->clear->jobs) {
+		/* None in flight: ask the workers now. */
+		if ((err = dp_stats_snap_request(ctl->dp, &ctl->clear->ticket)) != 0) {
+			free(j);
+			return err;
+		}
+		ctl->clear->deadline_ms = mono_ms() + CLEAR_WAIT_MS;
+		evtimer_add(ctl->clear->timer, &ms);
+	}
+	ctl->clear->jobs = j;
 	return 0;
+}
+
+void control_stats_clear_fini(struct control *ctl)
+{
+	if (!ctl->clear)
+		return;
+	if (ctl->clear->jobs)
+		clear_finish(ctl, -ECANCELED);
+	event_free(ctl->clear->timer);
+	free(ctl->clear);
+	ctl->clear = NULL;
 }
 
 void control_stats_vc_reset(struct control *ctl, unsigned vc)

@@ -82,7 +82,7 @@ void stats_sum(const struct worker_counters *const *wc, unsigned nworkers, unsig
 }
 
 /* VC and ATM port counters: written by the worker owning the port, read relaxed here. */
-static void stats_atm_take(const struct dataplane *dp, struct stats_snapshot *snap)
+void stats_atm_take(const struct dataplane *dp, struct stats_snapshot *snap)
 {
 	for (unsigned p = 0; p < dp->nports; p++) {
 		const struct port *pt = &dp->ports[p];

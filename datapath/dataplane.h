@@ -42,6 +42,9 @@ struct dataplane {
 	struct atm_vc *vcs; /* VC_MAX entries when ATM ports exist, else NULL */
 	unsigned nvcs;
 	int stop; /* set by the control thread, read by workers */
+	/* dp_stats_snap_*: the request number (release), each worker's copy of its counters. */
+	uint32_t snap_req;
+	struct stats_snapshot *snap_buf[WORKER_MAX];
 };
 
 /* Control thread: publish new forwarding parameters (workers see each field change whole). */
@@ -77,5 +80,26 @@ struct event_ring *dp_worker_events(struct dataplane *dp, unsigned w);
 
 /* Sum all workers' counters (control thread; lock-free). */
 void dp_stats_take(const struct dataplane *dp, struct stats_snapshot *snap);
+
+/*
+ * A consistent snapshot, for a baseline the counters are measured from
+ * (clear-counters). dp_stats_take reads counters while workers update them:
+ * a burst half processed shows as received and not yet forwarded, and a
+ * baseline taken then would offset the accounting rule for good. Instead
+ * each worker copies its own counters at the end of a loop pass, when the
+ * only packets in flight are those it holds for ARP, which are counted as
+ * not received yet (they are forwarded or dropped later, after the copy).
+ * ATM ports and VCs are served by worker 0, which copies theirs too.
+ *
+ * Control thread: dp_stats_snap_request asks every worker (0, or -ENOMEM)
+ * and returns the ticket in *ticket; dp_stats_snap_collect is true once all
+ * have answered it, with the sum in snap. A worker answers within one loop
+ * pass (or its idle sleep, a few milliseconds).
+ */
+int dp_stats_snap_request(struct dataplane *dp, uint32_t *ticket);
+bool dp_stats_snap_collect(const struct dataplane *dp, uint32_t ticket,
+                           struct stats_snapshot *snap);
+/* The buffers of dp_stats_snap_*, at the end (dp_workers_stop frees them). */
+void dp_stats_snap_free(struct dataplane *dp);
 
 #endif

@@ -154,6 +154,7 @@ static unsigned worker_iterate(struct worker *w)
 	CTR_ADD(w->ctr->loops, 1);
 	if (got)
 		CTR_ADD(w->ctr->bursts, 1);
+	worker_snap_serve(w);
 	return got;
 }
 
@@ -277,6 +278,7 @@ int dp_workers_start(struct dataplane *dp, const int *cpus, unsigned n)
 
 void dp_workers_stop(struct dataplane *dp)
 {
+	dp_stats_snap_free(dp);
 	__atomic_store_n(&dp->stop, 1, __ATOMIC_RELEASE);
 	for (unsigned i = 0; i < dp->nworkers; i++) {
 		struct worker *w = dp->workers[i];

@@ -58,9 +58,25 @@ struct worker {
 	struct hold_entry hold[HOLD_MAX];
 	uint8_t *hold_mem; /* HOLD_MAX * HOLD_BUF */
 	uint64_t hold_check_ms;
+
+	uint32_t snap_done; /* the last dp->snap_req answered (worker_snap.c) */
 };
 
 enum fwd_result { FWD_DONE, FWD_WAIT_ARP };
+
+/* worker_snap.c: copy the counters for dp->snap_req (see dp_stats_snap_request). */
+void worker_snap_take(struct worker *w, uint32_t req);
+/* dataplane.c */
+void stats_atm_take(const struct dataplane *dp, struct stats_snapshot *snap);
+
+/* End of a loop pass: answer a snapshot request, if the control thread made one. */
+static inline void worker_snap_serve(struct worker *w)
+{
+	uint32_t req = __atomic_load_n(&w->dp->snap_req, __ATOMIC_ACQUIRE);
+
+	if (__builtin_expect(req != w->snap_done, 0))
+		worker_snap_take(w, req);
+}
 
 /* worker_fwd.c */
 enum fwd_result worker_forward(struct worker *w, struct pkt *p, uint32_t nhg_id, uint32_t *wait_ip,
