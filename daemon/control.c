@@ -159,8 +159,9 @@ static void control_signal(evutil_socket_t sig, short what, void *arg)
 		break;
 	case SIGUSR1:
 		control_ring_drops(ctl);
+		/* Scripts send it every few seconds: a line each time would flood the log. */
 		if (control_stats_write(ctl) == 0)
-			log_info("stats written to %s/stats.json", ctl->rundir);
+			log_debug("stats written to %s/stats.json", ctl->rundir);
 		break;
 	default:
 		break;

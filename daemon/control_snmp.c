@@ -38,6 +38,12 @@ static void snmp_fib(void *arg, struct snmp_fib_view *out)
 	                              .errors = rc.errors};
 }
 
+_Static_assert((int)FPM_STATE_DISABLED == (int)SNMP_FPM_DISABLED &&
+                   (int)FPM_STATE_LISTENING == (int)SNMP_FPM_LISTENING &&
+                   (int)FPM_STATE_SYNCING == (int)SNMP_FPM_SYNCING &&
+                   (int)FPM_STATE_ESTABLISHED == (int)SNMP_FPM_ESTABLISHED,
+               "one FPM state vocabulary: fpm.h and CELLGATE-MIB cgFpmState agree");
+
 /* CELLGATE-MIB cgFpm: the FPM session as the FPM server sees it (disabled when not set up). */
 static void snmp_fpm(void *arg, struct snmp_fpm_view *out)
 {
@@ -45,9 +51,10 @@ static void snmp_fpm(void *arg, struct snmp_fpm_view *out)
 	struct fpm_server_view v;
 
 	fpm_server_view(ctl->fpm, &v);
-	*out = (struct snmp_fpm_view){.state = !v.enabled    ? SNMP_FPM_DISABLED
-	                                       : v.connected ? SNMP_FPM_CONNECTED
-	                                                     : SNMP_FPM_LISTENING,
+	/* The same numbers: fpm.h's vocabulary is CELLGATE-MIB's cgFpmState. */
+	*out = (struct snmp_fpm_view){.state = (int32_t)v.state,
+	                              .stale = v.stale,
+	                              .settled = v.settled,
 	                              .last_change_ms = v.last_change_ms,
 	                              .connects = v.connects,
 	                              .disconnects = v.disconnects,

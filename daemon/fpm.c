@@ -148,6 +148,7 @@ static void fpm_settle_cb(evutil_socket_t fd, short what, void *arg)
 	struct fpm_table_counters c;
 	fpm_table_get_counters(s->table, &c);
 	s->last_settle_ms = (int64_t)(now - s->connect_ms);
+	s->settled_rt_ms = realtime_ms();
 	log_info("fpm: session %u settled %.1f s after connect: %lu IPv4 routes (%lu in the RIB), "
 	         "%lu IPv6; %lu IPv4 and %lu IPv6 stale routes swept so far",
 	         s->session, (double)s->last_settle_ms / 1000, c.routes4, c.routes4_rib, c.routes6,

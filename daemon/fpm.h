@@ -32,8 +32,24 @@ struct fpm_server *fpm_server_new(struct event_base *base, const struct cfg_fpm 
 /* Close the session and the listener. FRR routes stay in the RIB. */
 void fpm_server_free(struct fpm_server *s);
 
+/*
+ * The session's state, one vocabulary for stats.json, RESTCONF, /metrics
+ * and SNMP (CELLGATE-MIB cgFpmState uses these numbers): no server;
+ * listening with no session; a session whose replay has not settled yet
+ * (the previous session's routes still wait to be re-announced or swept);
+ * a session that settled.
+ */
+enum fpm_session_state {
+	FPM_STATE_DISABLED = 1,
+	FPM_STATE_LISTENING = 2,
+	FPM_STATE_SYNCING = 4,
+	FPM_STATE_ESTABLISHED = 5,
+};
+const char *fpm_session_state_name(enum fpm_session_state st);
+
 /* The session as management reports it (RESTCONF state, /metrics, SNMP). */
 struct fpm_server_view {
+	enum fpm_session_state state;
 	bool enabled;            /* listening as configured */
 	bool connected;          /* zebra is connected */
 	char peer[56];           /* "address:port" of zebra while connected */
@@ -46,6 +62,11 @@ struct fpm_server_view {
 	uint64_t refused_peer;     /* connections from an address not in allowed-peer */
 	uint64_t routes4, routes6; /* routes known now (stale ones included) */
 	uint64_t limit_refused;    /* routes refused by the route limit */
+	/* The replay: an earlier session's routes not re-announced yet, and when it settled. */
+	uint64_t stale;
+	bool settled;           /* the current (or last) session's replay has settled */
+	uint64_t settled_rt_ms; /* CLOCK_REALTIME when it did, 0 = never */
+	int64_t settle_ms;      /* connect to settled, last time; -1 = never */
 };
 
 /* Fill `out`; a NULL server (FPM not set up) reports disabled. */

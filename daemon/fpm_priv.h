@@ -41,6 +41,7 @@ struct fpm_server {
 	uint64_t hdr_errors[FPM_E__MAX];
 	uint64_t connect_ms, quiet_since_ms, last_reconfirmed;
 	int64_t last_settle_ms; /* connect to settled, last session; -1 = none yet */
+	uint64_t settled_rt_ms; /* CLOCK_REALTIME of that, 0 = none yet */
 	/* accept() failing for want of descriptors (EMFILE) fails again on every
 	 * loop while the connection waits: a few lines, then a count. Refused
 	 * connections, which a process may make in a loop, likewise. */

@@ -8,10 +8,33 @@
 #include "daemon/fpm_priv.h"
 #include "lib/json.h"
 
-static const char *const fpm_state_name[] = {
-    [FPM_DISABLED] = "disabled", [FPM_LISTENING] = "listening",     [FPM_SYNCING] = "syncing",
-    [FPM_SWEEPING] = "sweeping", [FPM_ESTABLISHED] = "established",
-};
+const char *fpm_session_state_name(enum fpm_session_state st)
+{
+	switch (st) {
+	case FPM_STATE_LISTENING:
+		return "listening";
+	case FPM_STATE_SYNCING:
+		return "syncing";
+	case FPM_STATE_ESTABLISHED:
+		return "established";
+	default:
+		return "disabled";
+	}
+}
+
+/*
+ * The server's own phases, in the shared vocabulary: sweeping the stale
+ * routes is the end of the replay, not settled yet; a sweep after zebra
+ * left is no session.
+ */
+static enum fpm_session_state session_state(const struct fpm_server *s)
+{
+	if (!s || s->state == FPM_DISABLED)
+		return FPM_STATE_DISABLED;
+	if (s->fd < 0)
+		return FPM_STATE_LISTENING;
+	return s->state == FPM_ESTABLISHED ? FPM_STATE_ESTABLISHED : FPM_STATE_SYNCING;
+}
 
 static void json_counts(FILE *out, const char *const *names, const uint64_t *v, unsigned n,
                         unsigned from)
@@ -36,9 +59,10 @@ void fpm_server_stats_json(const struct fpm_server *s, FILE *out)
 	        "\"session\":%u,\"connects\":%lu,\"disconnects\":%lu,\"refused-busy\":%lu,"
 	        "\"refused-peer\":%lu,\"bytes\":%lu,\"frames\":%lu,"
 	        "\"settle-time\":%u,\"last-settle-ms\":%ld,\"stale\":%lu,\"messages\":",
-	        fpm_state_name[s->state], s->listen_str, s->fd >= 0 ? "true" : "false",
-	        s->fd >= 0 ? s->peer : "", s->session, s->connects, s->disconnects, s->refused_busy,
-	        s->refused_peer, s->bytes, s->frames, s->cfg.settle_s, s->last_settle_ms, c.stale);
+	        fpm_session_state_name(session_state(s)), s->listen_str,
+	        s->fd >= 0 ? "true" : "false", s->fd >= 0 ? s->peer : "", s->session, s->connects,
+	        s->disconnects, s->refused_busy, s->refused_peer, s->bytes, s->frames,
+	        s->cfg.settle_s, s->last_settle_ms, c.stale);
 	json_counts(out, fpm_msg_name, c.msgs, FPM_MSG__MAX, 0);
 	fprintf(out,
 	        ",\"routes\":{\"ipv4\":%lu,\"ipv4-installed\":%lu,\"ipv4-pending\":%lu,"
@@ -67,12 +91,17 @@ void fpm_server_view(const struct fpm_server *s, struct fpm_server_view *out)
 {
 	struct fpm_table_counters c = {0};
 
-	*out = (struct fpm_server_view){0};
+	*out = (struct fpm_server_view){.state = FPM_STATE_DISABLED, .settle_ms = -1};
 	if (!s)
 		return;
 	if (s->table)
 		fpm_table_get_counters(s->table, &c);
+	out->state = session_state(s);
 	out->enabled = s->state != FPM_DISABLED;
+	out->stale = c.stale;
+	out->settled = c.settled;
+	out->settled_rt_ms = s->settled_rt_ms;
+	out->settle_ms = s->last_settle_ms;
 	out->connected = s->fd >= 0;
 	if (out->connected)
 		snprintf(out->peer, sizeof(out->peer), "%s", s->peer);
@@ -96,19 +125,23 @@ void fpm_server_state_json(const struct fpm_server *s, FILE *out)
 	struct fpm_server_view v;
 
 	fpm_server_view(s, &v);
-	fprintf(out, ",\"fpm\":{\"state\":\"%s\"",
-	        !v.enabled    ? "not-configured"
-	        : v.connected ? "connected"
-	                      : "listening");
+	fprintf(out, ",\"fpm\":{\"state\":\"%s\"", fpm_session_state_name(v.state));
 	if (v.peer[0])
 		json_member_str(out, "peer", v.peer);
 	if (v.last_change_ms)
 		json_member_time(out, "last-change", v.last_change_ms);
-	fprintf(
-	    out,
-	    ",\"messages-in\":\"%lu\",\"errors\":\"%lu\",\"connections-refused-busy\":\"%lu\","
-	    "\"connections-refused-peer\":\"%lu\",\"routes-ipv4\":\"%lu\",\"routes-ipv6\":\"%lu\","
-	    "\"routes-refused-limit\":\"%lu\"}",
-	    v.frames, v.errors, v.refused_busy, v.refused_peer, v.routes4, v.routes6,
-	    v.limit_refused);
+	fprintf(out,
+	        ",\"messages-in\":\"%lu\",\"errors\":\"%lu\",\"connections-refused-busy\":\"%lu\","
+	        "\"connections-refused-peer\":\"%lu\",\"routes-ipv4\":\"%lu\","
+	        "\"routes-ipv6\":\"%lu\",\"routes-refused-limit\":\"%lu\"",
+	        v.frames, v.errors, v.refused_busy, v.refused_peer, v.routes4, v.routes6,
+	        v.limit_refused);
+	/* The replay: what an earlier session left that is not re-announced yet. */
+	fprintf(out, ",\"stale-routes\":\"%lu\",\"settled\":%s", v.stale,
+	        v.settled ? "true" : "false");
+	if (v.settled_rt_ms)
+		json_member_time(out, "last-settle", v.settled_rt_ms);
+	if (v.settle_ms >= 0)
+		fprintf(out, ",\"last-settle-duration\":%ld", v.settle_ms);
+	fputc('}', out);
 }

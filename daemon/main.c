@@ -178,8 +178,16 @@ static int ports_open(struct dataplane *dp, const struct cfg *cfg, struct atm_ct
 				log_warnx("port %s: cannot be opened, see above", cfg->ports[i].name);
 			return err;
 		}
-		log_info("port %s: %s on %s (ifindex %d, mtu %u), %u queue(s)", pt->name,
-		         pt->ops->driver, pt->netdev, pt->ifindex, pt->mtu, pt->nqueues);
+		const char *carrier = atm_port_carrier(atm, i);
+		if (carrier[0]) /* an ATM port's netdev is its own TUN: the cells travel on this */
+			log_info(
+			    "port %s: %s on carrier %s (port netdev %s, ifindex %d, mtu %u), %u "
+			    "queue(s)",
+			    pt->name, pt->ops->driver, carrier, pt->netdev, pt->ifindex, pt->mtu,
+			    pt->nqueues);
+		else
+			log_info("port %s: %s on %s (ifindex %d, mtu %u), %u queue(s)", pt->name,
+			         pt->ops->driver, pt->netdev, pt->ifindex, pt->mtu, pt->nqueues);
 	}
 	for (unsigned s = 0; s < cfg->nsubifs; s++) {
 		struct port *pt = &dp->ports[cfg->nports + s];

@@ -354,6 +354,25 @@ static int show_fpm(struct cli *c)
 		printf("  Last change:  %s\n", cli_val(f, "last-change"));
 	printf("  Messages in:  %llu\n  Errors:       %llu\n", cli_u64(f, "messages-in"),
 	       cli_u64(f, "errors"));
+	/* The replay after a (re)connect: stale routes forward until it settles. */
+	if (!strcmp(cli_val(f, "settled"), "true")) {
+		printf("  Replay:       settled");
+		if (cli_val(f, "last-settle")[0])
+			printf(" %s, %.1f s after connect", cli_val(f, "last-settle"),
+			       (double)cli_u64(f, "last-settle-duration") / 1000);
+		printf("\n");
+	} else if (cli_val(f, "settled")[0]) {
+		printf("  Replay:       not settled: %llu stale routes still forward\n",
+		       cli_u64(f, "stale-routes"));
+	}
+	if (cli_val(f, "routes-ipv4")[0])
+		printf("  Routes:       %llu IPv4, %llu IPv6 (%llu refused by the route limit)\n",
+		       cli_u64(f, "routes-ipv4"), cli_u64(f, "routes-ipv6"),
+		       cli_u64(f, "routes-refused-limit"));
+	if (cli_u64(f, "connections-refused-busy") || cli_u64(f, "connections-refused-peer"))
+		printf("  Refused:      %llu while a session was alive, %llu not allowed peers\n",
+		       cli_u64(f, "connections-refused-busy"),
+		       cli_u64(f, "connections-refused-peer"));
 	lyd_free_all(t);
 	return 0;
 }

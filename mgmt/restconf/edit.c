@@ -89,6 +89,10 @@ static int raw_prefix_check(const char *text, const char *key, struct restconf_e
 			rc_err_set(err, 400, "invalid-value", NULL,
 			           "host bits set in prefix %.*s: write the network address",
 			           (int)(end - v - 1), v + 1);
+			/* The leaf at fault, as the startup file check names it (config.c). */
+			snprintf(err->path, sizeof(err->path),
+			         "/cellgate:cellgate/routing/static-route[prefix='%.*s']/prefix",
+			         (int)(end - v - 1), v + 1);
 			return -1;
 		}
 	}

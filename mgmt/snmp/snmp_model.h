@@ -40,13 +40,21 @@ struct snmp_fib_view {
 };
 
 /* CELLGATE-MIB cgFpmState */
-enum snmp_fpm_state { SNMP_FPM_DISABLED = 1, SNMP_FPM_LISTENING = 2, SNMP_FPM_CONNECTED = 3 };
+enum snmp_fpm_state {
+	SNMP_FPM_DISABLED = 1,
+	SNMP_FPM_LISTENING = 2,
+	SNMP_FPM_CONNECTED = 3, /* not reported any more: SYNCING, then ESTABLISHED */
+	SNMP_FPM_SYNCING = 4,
+	SNMP_FPM_ESTABLISHED = 5,
+};
 
 /* The FPM session with zebra, filled by the daemon's FPM server. */
 struct snmp_fpm_view {
 	int32_t state;           /* enum snmp_fpm_state */
 	uint64_t last_change_ms; /* CLOCK_REALTIME ms of the last state change, 0 = none */
 	uint64_t connects, disconnects, msgs_in, routes_installed, routes_withdrawn, errors;
+	uint64_t stale; /* routes of an earlier session not re-announced yet */
+	bool settled;
 };
 
 /* What the daemon provides; filled once before snmp_agent_start. */

@@ -78,6 +78,10 @@ static bool fpm_value(const void *ctx, unsigned row, unsigned col, struct mib_va
 		set(v, MIB_TIMETICKS, snmp_timestamp(m, f->last_change_ms));
 	else if (col >= 3 && col <= 8)
 		set(v, MIB_COUNTER64, ctr[col - 3]);
+	else if (col == 9)
+		set(v, MIB_GAUGE32, gauge(f->stale));
+	else if (col == 10)
+		set(v, MIB_INTEGER, f->settled ? 1 : 2); /* TruthValue */
 	else
 		return false;
 	return true;
@@ -293,10 +297,11 @@ static const mib_subid peer_oid[] = {CG_OBJECTS, 8};
 static const uint8_t system_cols[] = {1, 2, 3, 4, 5};
 static const char *const system_names[] = {"cgCounterDiscontinuityTime", "cgFibRoutes",
                                            "cgFibNexthops", "cgFibNexthopGroups", "cgFibErrors"};
-static const uint8_t fpm_cols[] = {1, 2, 3, 4, 5, 6, 7, 8};
+static const uint8_t fpm_cols[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
 static const char *const fpm_names[] = {
-    "cgFpmState",      "cgFpmLastChange",      "cgFpmConnects",        "cgFpmDisconnects",
-    "cgFpmMessagesIn", "cgFpmRoutesInstalled", "cgFpmRoutesWithdrawn", "cgFpmErrors"};
+    "cgFpmState",       "cgFpmLastChange",      "cgFpmConnects",        "cgFpmDisconnects",
+    "cgFpmMessagesIn",  "cgFpmRoutesInstalled", "cgFpmRoutesWithdrawn", "cgFpmErrors",
+    "cgFpmStaleRoutes", "cgFpmSettled"};
 static const uint8_t port_cols[] = {2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
 static const char *const port_names[] = {"cgPortName",
                                          "cgPortType",

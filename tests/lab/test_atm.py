@@ -200,6 +200,17 @@ while time.time() < end:
     assert b["discards"]["shaping-queue-full"] > 0, "the flood never filled the queue"
 
 
+def test_startup_log_names_the_carrier(routers):
+    """The ATM port's own netdev is a TUN named after it; the log says which
+    Ethernet netdev carries its cells. A stats dump (SIGUSR1) logs nothing
+    at the default level."""
+    r, a1 = routers
+    assert "port atm0: cellpw on carrier r-a1 (port netdev atm0," in r.log(), r.log()
+    assert "port atm0: cellpw on carrier a1-r (port netdev atm0," in a1.log()
+    r.stats()
+    assert "stats written" not in r.log()
+
+
 def test_capture_file_decodes_to_ip(topo, routers, capture_name):
     """VC 0/200 captures its SDUs: tshark decodes them down to IP (and ARP)."""
     capture_path = os.path.join(routers[0].rundir, "capture", capture_name)

@@ -122,7 +122,7 @@ def test_golden(fake, name, args):
 
 def test_json_mode_prints_the_api_reply(fake):
     code, out, _ = run(fake.path, "--json", "show", "fpm")
-    assert code == 0 and json.loads(out)["cellgate:fpm"]["state"] == "connected"
+    assert code == 0 and json.loads(out)["cellgate:fpm"]["state"] == "syncing"
 
 
 def test_requests_are_what_the_api_expects(fake):

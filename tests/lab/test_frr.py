@@ -196,13 +196,18 @@ def test_zebra_connects(cg, zebra, mode):
     else:
         assert s["messages"]["newnexthop"] == 0, s
     assert not any(s["errors"].values()), s["errors"]
-    # RESTCONF and /metrics report the same session.
+    # RESTCONF and /metrics report the same session, in the same words.
+    s = fpm(cg)
     st = rc.state(cg)["fpm"]
-    assert st["state"] == "connected" and st["peer"] == s["peer"], st
+    m = rc.parse_metrics(rc.request(cg, "GET", "/metrics").body)
+    if st["state"] != s["state"]:  # the replay settled in between: once more
+        s, st = fpm(cg), rc.state(cg)["fpm"]
+        m = rc.parse_metrics(rc.request(cg, "GET", "/metrics").body)
+    assert st["state"] == s["state"] and st["peer"] == s["peer"], (st, s["state"])
     assert int(st["messages-in"]) > 0 and int(st["errors"]) == 0, st
     assert "last-change" in st
-    m = rc.parse_metrics(rc.request(cg, "GET", "/metrics").body)
-    assert rc.metric(m, "cellgate_fpm_state", state="connected") == 1
+    assert rc.metric(m, "cellgate_fpm_state", state=st["state"]) == 1
+    assert st["settled"] == (st["state"] == "established")
 
 
 def test_ip_route_forwards_no_ip_route_unreachable(topo, cg, zebra):
@@ -402,6 +407,10 @@ def test_connection_reset_zero_loss_and_stale_sweep(topo, cg, zebra):
             assert s1, fpm(cg)
             # Not re-announced, but still forwarding while the replay settles.
             assert fpm(cg)["stale"] >= 1
+            # RESTCONF says so too: the replay is not settled, with the stale count.
+            st = rc.state(cg)["fpm"]
+            assert st["state"] == "syncing" and not st["settled"], st
+            assert int(st["stale-routes"]) >= 1, st
             # (another port than the flow's sink: h2 answers port unreachable)
             r = lab.send_udp(topo, "h1", "10.71.0.1", count=5, interval=0.01,
                              dport=SINK - 1)
@@ -419,6 +428,10 @@ def test_connection_reset_zero_loss_and_stale_sweep(topo, cg, zebra):
         assert len(flow.sniffer.incoming(dst="10.71.0.1")) == 5
         assert s2["routes"]["swept"] == s0["routes"]["swept"] + 1
         assert s2["stale"] == 0
+        st = rc.state(cg)["fpm"]
+        assert st["state"] == "established" and st["settled"], st
+        assert int(st["stale-routes"]) == 0 and "last-settle" in st
+        assert st["last-settle-duration"] == s2["last-settle-ms"], (st, s2["last-settle-ms"])
         assert installed(cg) == n0 + 1
         p = ping(topo, "h1", "10.71.0.1", wait=2)
         assert "Destination Net Unreachable" in p.stdout, p.stdout

@@ -116,6 +116,8 @@ def test_xml(router):
     r = rc.request(router, "POST", "/restconf/data" + ROUTES, bad,
                    ctype="application/yang-data+xml")
     assert r.status == 400 and "host bits" in r.error()["error-message"]
+    assert r.error()["error-path"] == \
+        "/cellgate:cellgate/routing/static-route[prefix='10.61.0.1/24']/prefix", r.error()
     cmd = ["curl", "-s", "--unix-socket", rc.sock(router), "-H",
            "Accept: application/yang-data+xml", "http://localhost/restconf/data" + R + "/nope"]
     err = ET.fromstring(subprocess.run(cmd, capture_output=True, timeout=10).stdout)
@@ -256,6 +258,8 @@ def test_schema_violations_name_the_path(router):
     r = _unchanged(router, lambda: rc.request(router, "POST", "/restconf/data" + ROUTES, {
         "cellgate:static-route": [{"prefix": "10.93.0.1/24", "action": "blackhole"}]}))
     assert r.status == 400 and "host bits" in r.error()["error-message"]
+    assert r.error()["error-path"] == \
+        "/cellgate:cellgate/routing/static-route[prefix='10.93.0.1/24']/prefix", r.error()
     r = _unchanged(router, lambda: rc.request(router, "POST", "/restconf/data" + ROUTES, {
         "cellgate:static-route": [{"prefix": "10.94.0.0/24",
                                    "interface": "nosuchport"}]}))

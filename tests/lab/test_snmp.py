@@ -273,8 +273,12 @@ def test_walk_cellgate_mib(topo, routers, snmp, ifindex):  # noqa: F811
     # The FPM server listens by default (routing/fpm); no zebra here: listening(2),
     # as RESTCONF says too.
     assert fpm[CG_FPM + ".1.0"] == ("INTEGER", 2), fpm
-    assert rc.state(r)["fpm"]["state"] == "listening"
-    assert len(fpm) == 8
+    st = rc.state(r)["fpm"]
+    assert st["state"] == "listening"
+    assert len(fpm) == 10
+    # The replay: stale routes (Gauge32) and settled (TruthValue), as RESTCONF says.
+    assert fpm[CG_FPM + ".9.0"] == ("Gauge32", int(st["stale-routes"])), fpm
+    assert fpm[CG_FPM + ".10.0"] == ("INTEGER", 1 if st["settled"] else 2), fpm
     ports = snmp.walk(CG_PORT)
     names = {v[1] for k, v in ports.items() if k.startswith(CG_PORT + ".2.")}
     assert names == {"eth0", "eth1", "atm0", "atm0.100", "atm0.200", "atm0.300"}, names
@@ -294,7 +298,8 @@ def test_walk_cellgate_mib(topo, routers, snmp, ifindex):  # noqa: F811
     assert all(t == "Counter64" for k, (t, _) in vcs.items()
                if int(k[len(CG_VC) + 1:].split(".")[0]) in range(6, 24))
     vc_drops = snmp.walk(CG_VC_DROP)
-    assert len(vc_drops) == 3 * 14 * 2
+    reasons = len(rc.state(r)["vc"][0]["discard"])  # 15 with oam-location
+    assert len(vc_drops) == 3 * reasons * 2, (len(vc_drops), reasons)
     assert vc_drops[CG_VC_DROP + ".2" + vc_idx(ifindex, 100) + ".1"][1] == "crc"
     # InATMARP: VC 0/200 learns 10.2.0.2 (interval 1 s)
     row = vc_idx(ifindex, 200)
