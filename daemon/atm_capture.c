@@ -165,7 +165,12 @@ void atm_capture_open(struct atm_ctl *a, unsigned v, const char *name)
 	/* Before atm_capture_dir_open the directory is not there yet: it opens these then. */
 	if (!name[0] || a->cap_dirfd < 0)
 		return;
-	err = capture_begin(a, v, name, true, a->cfg->capture.max_bytes, a->cfg->capture.max_s);
+	/*
+	 * At startup a file of this name is the previous run's capture and is
+	 * replaced; a PVC added at runtime must not remove anybody's file.
+	 */
+	err = capture_begin(a, v, name, !a->cap_started_up, a->cfg->capture.max_bytes,
+	                    a->cfg->capture.max_s);
 	if (err) {
 		atm_vc_name(a, v, vcname, sizeof(vcname));
 		log_warnx("%s: capture-file %s/%s: %s; the VC runs without it", vcname, a->cap_dir,
@@ -220,6 +225,7 @@ int atm_capture_dir_open(struct atm_ctl *a, const char *rundir, uid_t uid, gid_t
 		if (v >= 0 && a->pw[a->cfg->pvcs[p].port])
 			atm_capture_open(a, (unsigned)v, a->cfg->pvcs[p].pcap);
 	}
+	a->cap_started_up = true;
 	return 0;
 }
 

@@ -65,7 +65,8 @@ struct atm_ctl {
 	struct log_limit state_log, inatmarp_log; /* what the far ends make happen */
 
 	/* atm_capture.c */
-	int cap_dirfd; /* the capture directory, -1 until atm_capture_dir_open */
+	int cap_dirfd;       /* the capture directory, -1 until atm_capture_dir_open */
+	bool cap_started_up; /* the startup capture-files are open: others never replace */
 	char cap_dir[256];
 	struct atm_capture_rt cap[VC_MAX];
 	uint64_t cap_poll_ms;

@@ -156,6 +156,22 @@ def test_capture_cannot_write_outside_its_directory(topo, routers, tmp_path):
     assert res.status == 409 and res.error()["error-tag"] == "data-exists", res
     assert victim.read_text() == "precious\n"
     assert int(rc.state(r)["capture"]["refused"]) >= 1
+    # A PVC added at runtime with an existing capture-file: the PVC comes, its
+    # capture does not, and the file stays as it was (only startup replaces).
+    kept = os.path.join(capture_dir(r), "kept.pcap")
+    with open(kept, "w") as f:
+        f.write("an earlier capture\n")
+    pvc = {"cellgate:pvc": [{"vpi": 0, "vci": 209, "capture-file": "kept.pcap"}]}
+    res = rc.request(r, "POST", "/restconf/data" + SUB200, pvc)
+    assert res.status == 201, res
+    try:
+        assert "capture-file" not in vc_state(r, 0, 209)
+        with open(kept) as f:
+            assert f.read() == "an earlier capture\n"
+        assert "kept.pcap: File exists; the VC runs without it" in r.log()
+    finally:
+        res = rc.request(r, "DELETE", "/restconf/data" + SUB200 + "/pvc=0,209")
+        assert res.status == 204, res
 
 
 def capture_stopped(d, vpi, vci, timeout=10):
