@@ -244,13 +244,17 @@ static bool released(struct rc_gate_conn *g)
 	return true;
 }
 
-/* Connections evhttp still has (those it let go of wait for the sweep, uncounted). */
+/*
+ * Connections admitted that evhttp still has (those it let go of wait for
+ * the sweep; those accepted in the same burst and not looked at yet come
+ * after, so they do not count against the one being admitted).
+ */
 static unsigned live_conns(struct rc_listener *l)
 {
 	unsigned n = 0;
 
 	for (struct rc_gate_conn *g = l->conns; g; g = g->next)
-		n += !released(g);
+		n += g->admitted && g->state != G_DISCARD && !released(g);
 	return n;
 }
 
@@ -266,11 +270,12 @@ static bool gate_admit(struct rc_gate_conn *g)
 
 	if (g->admitted)
 		return g->state != G_DISCARD;
-	g->admitted = true;
 	fd = bufferevent_getfd(g->bev);
 	if (fd >= 0)
 		getpeername(fd, (struct sockaddr *)&g->peer, &sl);
-	if (g->l->tcp && live_conns(g->l) > rc->max_conns) {
+	bool full = g->l->tcp && live_conns(g->l) >= rc->max_conns;
+	g->admitted = true;
+	if (full) {
 		rc->gate.refused_conns++;
 		rc_log_refusal(rc, "connection refused: max-connections reached");
 		conn_close_now(g);
@@ -458,13 +463,18 @@ bool rc_gate_request(struct rc_listener *l, struct evhttp_request *req, struct r
 
 void restconf_state_json(const struct restconf *rc, FILE *out)
 {
+	unsigned open = 0;
+
 	if (!rc)
 		return;
+	for (unsigned i = 0; i < rc->ntcp; i++)
+		open += live_conns((struct rc_listener *)&rc->tcp[i]);
 	fprintf(out,
-	        ",\"restconf\":{\"connections\":\"%lu\",\"connections-refused\":\"%lu\","
+	        ",\"restconf\":{\"connections-open\":\"%u\",\"connections\":\"%lu\","
+	        "\"connections-refused\":\"%lu\","
 	        "\"head-timeouts\":\"%lu\",\"bodies-refused\":\"%lu\",\"login-failures\":\"%lu\","
 	        "\"logins-refused\":\"%lu\",\"sources-blocked\":\"%lu\"}",
-	        rc->gate.connections, rc->gate.refused_conns, rc->gate.head_timeouts,
+	        open, rc->gate.connections, rc->gate.refused_conns, rc->gate.head_timeouts,
 	        rc->gate.refused_size, rc->auth.failures, rc->auth.blocked,
 	        rc->auth.sources_blocked);
 }
