@@ -26,6 +26,19 @@
 #include "lib/clock.h"
 #include "lib/json.h"
 
+/*
+ * "atm0 VC 0/100 (atm0.100)" from the datapath's view of VC v, which is set
+ * before a VC added at runtime has a PVC of the running configuration
+ * (atm_vc_name needs that mapping).
+ */
+static void vc_label(const struct atm_ctl *a, unsigned v, char *buf, size_t len)
+{
+	const struct atm_vc_cfg *c = &a->dp->vcs[v].cfg;
+
+	snprintf(buf, len, "%s VC %u/%u (%s)", a->dp->ports[c->atm_port].name, c->vpi, c->vci,
+	         a->dp->ports[c->subif].name);
+}
+
 /* The YANG typedef capture-file-name, checked again where the file is made. */
 static bool capture_name_ok(const char *name)
 {
@@ -96,7 +109,7 @@ static int capture_begin(struct atm_ctl *a, unsigned v, const char *name, bool r
 	vc->cap_buf = buf;
 	__atomic_store_n(&vc->cap, cap, __ATOMIC_RELEASE);
 	a->cap_started++;
-	atm_vc_name(a, v, vcname, sizeof(vcname));
+	vc_label(a, v, vcname, sizeof(vcname));
 	log_info("%s: capturing AAL5 SDUs to %s/%s (at most %lu bytes, %u s)", vcname, a->cap_dir,
 	         name, max_bytes, max_s);
 	return 0;
@@ -115,7 +128,7 @@ static void capture_end(struct atm_ctl *a, unsigned v, struct pcap_sunatm *cap, 
 	char vcname[96];
 	int err = pcap_sunatm_close(cap);
 
-	atm_vc_name(a, v, vcname, sizeof(vcname));
+	vc_label(a, v, vcname, sizeof(vcname));
 	a->cap_not_written += refused;
 	if (err)
 		log_warnx("%s: capture to %s stopped (%s): %s: records lost", vcname,
@@ -172,7 +185,7 @@ void atm_capture_open(struct atm_ctl *a, unsigned v, const char *name)
 	err = capture_begin(a, v, name, !a->cap_started_up, a->cfg->capture.max_bytes,
 	                    a->cfg->capture.max_s);
 	if (err) {
-		atm_vc_name(a, v, vcname, sizeof(vcname));
+		vc_label(a, v, vcname, sizeof(vcname));
 		log_warnx("%s: capture-file %s/%s: %s; the VC runs without it", vcname, a->cap_dir,
 		          name, strerror(-err));
 	}
