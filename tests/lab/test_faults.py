@@ -124,6 +124,14 @@ def test_clear_counters_under_load_keeps_accounting(topo, start_daemon):
         out, _ = gen.communicate(timeout=30)
         tx = topo.link("h1", "h1-r")["stats64"]["tx"]["packets"] - tx0
         print("%d clears in 3.5 s during a 5 s load of %d frames" % (clears, tx))
+        # The worker may still be working through the ring: wait until it is done.
+        last = [None]
+
+        def settled():
+            rx = lab.port_of(d, "eth0")["rx-packets"]
+            done, last[0] = rx == last[0], rx
+            return done
+        assert lab.wait_for(settled, 20, 0.5), "eth0 still receiving"
         errs = lab.wait_for(lambda: not lab.accounting_errors(d.stats()), 6, 0.25)
         e0 = lab.port_of(d, "eth0")
         assert errs, lab.accounting_errors(d.stats())
