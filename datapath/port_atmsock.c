@@ -187,7 +187,7 @@ static void atmsock_queue_close(struct port_queue *pq)
 	free(q);
 }
 
-static int atmsock_queue_alloc(struct port *p, struct atmsock_queue **out)
+int atmsock_queue_alloc(struct port *p, struct atmsock_queue **out)
 {
 	struct atmsock_settings *set = p->drv;
 	struct atmsock_queue *q = calloc(1, sizeof(*q));

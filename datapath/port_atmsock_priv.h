@@ -60,7 +60,13 @@ static inline struct atmsock_queue *atmsock_q(struct port_queue *q)
  */
 const char *atmsock_errmsg(char *buf, size_t len, const char *port, const char *what, int err);
 
-/* port_atmsock.c: one VC's socket, QoS from its configuration. */
+/*
+ * port_atmsock.c: a queue with its buffers and epoll set but no VC socket
+ * yet (queue_open adds them; unit tests put AF_UNIX sockets there), freed by
+ * port_atmsock_ops.queue_close, which also closes every fd[].
+ */
+int atmsock_queue_alloc(struct port *p, struct atmsock_queue **out);
+/* One VC's socket, QoS from its configuration, in the epoll set. */
 int atmsock_vc_socket(struct atmsock_queue *q, uint16_t id);
 
 /* port_atmsock_io.c: the per-burst operations (no allocation, lock or log). */

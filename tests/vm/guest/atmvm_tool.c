@@ -15,6 +15,7 @@
  *              bridged) for IP; prints every SDU and, at the end, the totals
  *   atmvm_tool send ITF VPI VCI HEX...     one SDU per HEX argument
  *   atmvm_tool dump ITF VPI VCI SECS       print the SDUs received
+ *   atmvm_tool itfgone ITF VPI VCI SECS    what a PVC socket sees when its interface goes
  *   atmvm_tool inarp ITF VPI VCI IP SECS   InATMARP (RFC 2225) request on an LLC VC,
  *                                          answer requests with IP; print who answered
  *
@@ -204,6 +205,8 @@ static void aal0_cell(int sa, int sb, const struct vcaddr *a)
 		n = read(sb, in, sizeof(in));
 		printf("aal0 read=%zd\n", n);
 		if (n > 0)
+			printf("aal0 size=%zd\n", n);
+		if (n > 0)
 			hex("aal0 cell=", in, (size_t)n);
 	}
 }
@@ -253,6 +256,27 @@ static int cmd_farclose(const struct vcaddr *a, const struct vcaddr *b)
 	       sb >= 0 && (wait_in(sb, 1000) & POLLIN) && recv(sb, buf, sizeof(buf), 0) == 5
 	           ? "yes"
 	           : "no");
+	return 0;
+}
+
+static int cmd_itfgone(const struct vcaddr *a, int secs)
+{
+	int s = pvc_open(a, ATM_AAL5, SDU_MAX), rev;
+	char buf[64];
+	ssize_t n;
+
+	if (s < 0)
+		return 1;
+	printf("itfgone ready\n");
+	rev = wait_in(s, secs * 1000);
+	printf("itfgone poll revents=0x%x%s%s%s\n", rev, rev & POLLIN ? " IN" : "",
+	       rev & POLLERR ? " ERR" : "", rev & POLLHUP ? " HUP" : "");
+	n = recv(s, buf, sizeof(buf), MSG_DONTWAIT);
+	printf("itfgone recv=%zd errno=%s\n", n, n < 0 ? strerror(errno) : "-");
+	n = recv(s, buf, sizeof(buf), MSG_DONTWAIT);
+	printf("itfgone recv2=%zd errno=%s\n", n, n < 0 ? strerror(errno) : "-");
+	n = send(s, "x", 1, MSG_DONTWAIT);
+	printf("itfgone send=%zd errno=%s\n", n, n < 0 ? strerror(errno) : "-");
 	return 0;
 }
 
@@ -552,6 +576,8 @@ int main(int argc, char **argv)
 		return cmd_respond(&a, argv + 5);
 	if (argc >= 6 && !strcmp(argv[1], "send") && !vc_arg(argv + 2, &a))
 		return cmd_send(&a, argc - 5, argv + 5);
+	if (argc == 6 && !strcmp(argv[1], "itfgone") && !vc_arg(argv + 2, &a))
+		return cmd_itfgone(&a, atoi(argv[5]));
 	if (argc == 7 && !strcmp(argv[1], "inarp") && !vc_arg(argv + 2, &a))
 		return cmd_inarp(&a, argv[5], atoi(argv[6]));
 	if (argc == 6 && !strcmp(argv[1], "dump") && !vc_arg(argv + 2, &a))

@@ -30,7 +30,8 @@ cat aal0.log
 vm_fact aal0.open "$(sed -n 's/^aal0 open //p' aal0.log)"
 vm_fact aal0.write52 "$(sed -n 's/^aal0 write52=//p' aal0.log)"
 vm_fact aal0.write48 "$(sed -n 's/^aal0 write48=//p' aal0.log)"
-vm_fact aal0.received "$(grep -c '^aal0 read=' aal0.log) $(sed -n 's/^aal0 cell=//p' aal0.log | head -1)"
+vm_fact aal0.read_sizes "$(sed -n 's/^aal0 size=//p' aal0.log | tr '\n' ' ')"
+vm_fact aal0.first_cell "$(sed -n 's/^aal0 cell=//p' aal0.log | head -1)"
 vm_fact aal0.beside_aal5 "$(sed -n 's/^aal0 beside-aal5=//p' aal0.log)"
 vm_expect aal0-cell-crosses aal0.log '^aal0 read=52$'
 
@@ -41,5 +42,15 @@ vm_fact farclose.send "$(sed -n 's/^farclose send=//p' farclose.log)"
 vm_fact farclose.recv "$(sed -n 's/^farclose recv=//p' farclose.log)"
 vm_fact farclose.reopen "$(sed -n 's/^farclose reopen=//p' farclose.log)"
 vm_expect farclose-ran farclose.log '^farclose reopen='
+# The adapter itself goes away: itf 1's atmtcp process ends (itf 0's follows).
+atmvm_tool itfgone 1 0 140 5 >itfgone.log 2>&1 &
+vm_wait 3 grep -q ready itfgone.log
+kill "$(ps | awk '/atmtcp virtual 1/ && !/awk/ {print $1}')"
+wait
+cat itfgone.log
+for k in poll recv recv2 send; do
+	vm_fact "itfgone.$k" "$(sed -n "s/^itfgone $k[= ]//p" itfgone.log)"
+done
+vm_expect itfgone-seen itfgone.log '^itfgone poll revents=0x[1-9a-f]'
 cat /proc/net/atm/devices
-vm_keep xfer.log qos.log aal0.log farclose.log
+vm_keep itfgone.log xfer.log qos.log aal0.log farclose.log
