@@ -76,7 +76,7 @@ void atm_poll_events(struct atm_ctl *a, uint64_t now_ms)
 		struct event_ring *r;
 		struct dp_event ev;
 
-		if (!a->pw[p] || !(r = cellpw_events(&a->dp->ports[p])))
+		if ((!a->pw[p] && !a->as[p]) || !(r = atm_events(&a->dp->ports[p])))
 			continue;
 		while (event_ring_pop(r, &ev))
 			atm_event(a, &ev, now_ms);
