@@ -10,7 +10,9 @@ the guest needs:
 It reports with the helpers of guest/lib.sh: "VMTEST: PASS name" / "VMTEST: FAIL
 name: why" lines and "VMFACT: key=value" facts on the serial console; files it
 writes under /share come back through virtio-9p into the scenario's output
-directory. Nothing here is committed as a binary: the kernel, atmtcp.ko and
+directory, where scenarios/NAME.py, if there is one, judges them on the host
+(its check(share, facts) returns more (name, ok, detail) checks). A scenario
+that needs cellgated also gets mgmt/yang at /yang. Nothing here is committed as a binary: the kernel, atmtcp.ko and
 the initramfs are built into the cache (tests/vm/prepare.sh) and the work dir.
 """
 import os
@@ -202,6 +204,10 @@ class Lab:
         fs.file(os.path.join(HERE, "guest", "init.sh"), "/init", 0o755)
         fs.file(os.path.join(HERE, "guest", "lib.sh"), "/lib/vm.sh", 0o644)
         fs.file(scenario, "/scenario.sh", 0o755)
+        if "cellgated" in hdr["needs"]:
+            for y in os.listdir(os.path.join(ROOT, "mgmt", "yang")):
+                if y.endswith(".yang"):
+                    fs.file(os.path.join(ROOT, "mgmt", "yang", y), "/yang/" + y)
         fs.text("/etc/vm.conf", f"VM_SCENARIO={name}\nVM_TIMEOUT={hdr['timeout']}\n")
         for d in ("proc", "sys", "dev", "tmp", "run", "share", "var/run", "etc"):
             os.makedirs(os.path.join(fs.root, d), exist_ok=True)
@@ -230,7 +236,23 @@ class Lab:
         except subprocess.TimeoutExpired:
             timed_out = True  # subprocess.run killed qemu
         secs = time.monotonic() - t0
-        return parse_console(log, timed_out), share, log, secs
+        checks, facts = parse_console(log, timed_out)
+        checks += host_checks(scenario, share, facts)
+        return (checks, facts), share, log, secs
+
+
+def host_checks(scenario, share, facts):
+    """scenarios/NAME.py's check(share, facts): what the guest left in /share, judged here."""
+    path = os.path.splitext(scenario)[0] + ".py"
+    if not os.path.exists(path):
+        return []
+    ns = {"__file__": path}
+    with open(path) as f:
+        exec(compile(f.read(), path, "exec"), ns)  # our own file, next to the scenario
+    try:
+        return list(ns["check"](share, facts))
+    except Exception as e:  # a missing file or key is a failed check, not a crash
+        return [("host-check", False, f"{type(e).__name__}: {e}")]
 
 
 def parse_console(log, timed_out):

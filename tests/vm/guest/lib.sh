@@ -1,5 +1,8 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # Helpers for the ATM VM lab's scenario scripts (sourced; busybox sh).
+# Debian's busybox sh runs its own applet for a bare command name even when a
+# host program of that name is in /bin (FEATURE_SH_STANDALONE): call the host
+# programs that share a name with an applet (ip, ping) by path, /bin/ip.
 
 # vm_pass NAME / vm_fail NAME WHY: one check's verdict on the console.
 vm_pass() { echo "VMTEST: PASS $1"; }
