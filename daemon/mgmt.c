@@ -294,7 +294,7 @@ static void op_vc_ping(struct mgmt *m, const struct lyd_node *input, restconf_rp
 	}
 	if (cfg->ports[cfg->pvcs[v].port].kind != CFG_PORT_CELLPW) {
 		/* An AAL5 socket owns the VC: Linux gives no cell access beside it. */
-		restconf_err_set(&err, 400, "operation-not-supported", "/cellgate:vc-ping/port",
+		restconf_err_set(&err, 501, "operation-not-supported", "/cellgate:vc-ping/port",
 		                 "port %s: OAM F5 is not available on driver atmsock (Linux ATM "
 		                 "sockets give no cell access to a VC carrying AAL5)",
 		                 port);

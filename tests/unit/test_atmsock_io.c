@@ -127,8 +127,10 @@ static void far_send(unsigned vc, const void *a, size_t alen, const void *b, siz
 {
 	uint8_t buf[2048];
 
-	memcpy(buf, a, alen);
-	memcpy(buf + alen, b, blen);
+	if (alen) /* memcpy from NULL is undefined even for 0 octets */
+		memcpy(buf, a, alen);
+	if (blen)
+		memcpy(buf + alen, b, blen);
 	CHECK(send(t.far[vc], buf, alen + blen, 0) == (ssize_t)(alen + blen));
 }
 

@@ -458,7 +458,7 @@ static int cmd_send(const struct vcaddr *a, int argc, char **argv)
 			fails++;
 		}
 	}
-	usleep(100000); /* let the adapter take them before the VC closes */
+	usleep(500000); /* atmtcp drops what is in flight when the VC closes */
 	close(s);
 	printf("send sdus=%d failures=%d\n", argc, fails);
 	return fails != 0;

@@ -43,21 +43,29 @@ def check(share, facts):
     bad = _load(share, "stats-bad.json")
     disc = lambda vci: _vc(bad, vci)["discards"]
     d110, d111 = disc(110), disc(111)
-    for vci, d, want in ((110, d110, {"unknown-encapsulation": 1, "short": 1}),
+    for vci, d, want in ((110, d110, {"unknown-encapsulation": 1, "short": 1, "oversize": 1,
+                                      "abort": 0}),
                          (111, d111, {"bridged-not-for-us": 1, "unknown-encapsulation": 2,
                                       "short": 1})):
         for reason, n in want.items():
             out.append((f"bad-{vci}-{reason}", d.get(reason) == n, f"{d.get(reason)}, want {n}"))
-    # The empty SDU and the one over the VC's max SDU (1508) never reach the socket:
-    # the kernel drops them on the way (so abort/oversize stay 0 on atmsock).
-    got = int(_vc(bad, 110)["pdus-in"]) - int(_vc(b, 110)["pdus-in"])
-    out.append(("bad-110-kernel-drops-empty-and-oversize", got == 2, f"{got} of 4 SDUs arrived"))
+    # Four SDUs on 0/110: an unknown PID, an LLC header alone, an empty one (the
+    # kernel never delivers it: abort stays 0), 2008 octets (over the VC's 1508).
+    arrived = int(_vc(bad, 110)["pdus-in"]) - int(_vc(b, 110)["pdus-in"])
+    facts["bad.110.decapsulated"] = f"{arrived} of 4"
     facts["bad.110.all"] = ",".join(f"{k}={v}" for k, v in sorted(d110.items()) if v)
     facts["bad.111.all"] = ",".join(f"{k}={v}" for k, v in sorted(d111.items()) if v)
 
+    added, deleted = _load(share, "stats-added.json"), _load(share, "stats-deleted.json")
+    v121 = _vc(added, 121)
+    out.append(("runtime-pvc-counted", int(v121["pdus-in"]) >= 6 and int(v121["pdus-out"]) >= 6,
+                f"in {v121['pdus-in']} out {v121['pdus-out']}"))
+    out.append(("runtime-pvc-deleted", all(v["vci"] != 121 for v in deleted["vcs"]),
+                "0/121 still in stats.json" if any(v["vci"] == 121 for v in deleted["vcs"])
+                else "gone"))
     gone = _load(share, "stats-gone.json")
     lost = int(next(p for p in gone["atm-ports"] if p["name"] == "atm0").get("vc-lost", -1))
     down = [v["vci"] for v in gone["vcs"] if v["oper"] == "down"]
-    out.append(("far-side-gone-vc-lost", lost == 6, f"vc-lost {lost}, want 6"))
-    out.append(("far-side-gone-oper-down", len(down) == 6, f"down: {down}"))
+    out.append(("far-side-gone-vc-lost", lost == 7, f"vc-lost {lost}, want 7"))
+    out.append(("far-side-gone-oper-down", len(down) == 7, f"down: {down}"))
     return out

@@ -4,10 +4,11 @@
 # (br2684ctl) on itf 1: one PVC per encapsulation, each nas netdev in a
 # namespace of its own. Pings to cellgated's addresses and from them (the
 # host path), transit between encapsulations (the worker), TCP and UDP
-# (iperf3), exact per-VC counters, bad SDUs from the far side counted by
-# reason, and the far side going away. Counters are judged on the host
+# (iperf3), exact per-VC counters, a PVC added and deleted at runtime
+# (cellgatectl), bad SDUs from the far side counted by reason, and the far
+# side going away. Counters are judged on the host
 # (40-cellgated-br2684.py) from the stats.json files left in /share.
-# needs: cellgated br2684ctl ip ping iperf3
+# needs: cellgated cellgatectl br2684ctl ip ping iperf3
 # modules: br2684 tun
 # timeout: 150
 . /lib/vm.sh
@@ -27,7 +28,10 @@ cat >$CG/cellgated.json <<JSON
   {"name": "atm0", "driver": "atmsock", "atmsock": {"interface-number": 0},
    "subinterface": [
      $(pvc 0 100 llc-snap), $(pvc 0 101 vc-mux-ipv4), $(pvc 0 102 llc-bridged),
-     $(pvc 0 103 vc-mux-bridged), $(pvc 0 110 llc-snap), $(pvc 0 111 llc-bridged)
+     $(pvc 0 103 vc-mux-bridged), $(pvc 0 110 llc-snap), $(pvc 0 111 llc-bridged),
+     {"name": "atm0.120", "type": "multipoint",
+      "ipv4": {"address": [{"ip": "10.0.20.1", "prefix-length": 24}]},
+      "pvc": [{"vpi": 0, "vci": 120, "mtu": 1500, "peer-address": "10.0.20.2"}]}
    ]}]}}
 JSON
 cellgated -d -f $CG/cellgated.json -r $CG -y /yang >$CG/cellgated.log 2>&1 &
@@ -84,10 +88,31 @@ sleep 0.5
 stats stats-after.json
 vm_expect exact-pings-answered /tmp/exact.log ' 10 received'
 
+# A PVC added at runtime on the multipoint subinterface, then deleted.
+br2684ctl -b -c 5 -e 1 -p 0 -a 1.0.121 >/tmp/br5.log 2>&1
+vm_wait 5 /bin/ip link show nas5
+/bin/ip netns add p5
+/bin/ip link set nas5 netns p5
+/bin/ip -n p5 addr add 10.0.20.3/24 dev nas5
+/bin/ip -n p5 link set nas5 up
+/bin/ip -n p5 route add default via 10.0.20.1
+CTL="cellgatectl -s $CG/restconf.sock -y /yang"
+vm_check runtime-pvc-add $CTL vc add atm0 atm0.120 0/121 vc-mux-ipv4 peer 10.0.20.3
+vm_check runtime-pvc-carries /bin/ip netns exec p5 /bin/ping -c 3 -W 2 10.0.20.1
+vm_check runtime-pvc-transit /bin/ip netns exec p5 /bin/ping -c 3 -W 2 10.0.0.2
+stats stats-added.json
+vm_check runtime-pvc-del $CTL vc del atm0 atm0.120 0/121
+if /bin/ip netns exec p5 /bin/ping -c 2 -W 1 10.0.20.1 >/dev/null 2>&1; then
+	vm_fail runtime-pvc-gone "still answered after the delete"
+else
+	vm_pass runtime-pvc-gone
+fi
+stats stats-deleted.json
+
 # Bad SDUs from the far side: on 0/110 (llc-snap) and 0/111 (llc-bridged).
 LLC=aaaa0300000008
 atmvm_tool send 1 0 110 aaaa030000008847deadbeef ${LLC}00 "" \
-	"${LLC}00$(printf '%01600d' 0)" >/tmp/bad110.log 2>&1
+	"${LLC}00$(printf '%04000d' 0)" >/tmp/bad110.log 2>&1
 BR=aaaa030080c200070000
 atmvm_tool send 1 0 111 "${BR}02999999999900000100000008004500" \
 	aaaa030080c200010000000000000000 ${LLC}0045000014 "$BR" >/tmp/bad111.log 2>&1
