@@ -18,7 +18,7 @@ struct atm_pvc_change {
 	unsigned add_pvc[VC_MAX]; /* its index in next->pvcs */
 	uint16_t del_vc[VC_MAX];
 	uint8_t adds[VC_MAX], dels[VC_MAX];
-	int16_t map[VC_MAX];                /* next->pvcs index -> VC id */
+	int16_t map[VC_MAX];             /* next->pvcs index -> VC id */
 	struct atm_vcset *set[PORT_MAX]; /* next set of each port that changes */
 };
 
@@ -43,8 +43,7 @@ static int pvc_runtime_ok(const struct atm_ctl *a, const struct cfg *cfg, const 
 	    path, plen,
 	    "/cellgate:cellgate/port[name='%s']/subinterface[name='%s']/pvc[vpi='%u'][vci='%u']",
 	    cfg->ports[sub->port].name, sub->name, pc->vpi, pc->vci);
-	if ((!a->pw[sub->port] && !a->as[sub->port]) ||
-	    !atm_portq_of(&a->dp->ports[sub->port])) {
+	if ((!a->pw[sub->port] && !a->as[sub->port]) || !atm_portq_of(&a->dp->ports[sub->port])) {
 		snprintf(msg, mlen,
 		         "PVCs of port %s (driver %s) cannot be changed at runtime yet: edit the "
 		         "startup file and restart",
@@ -70,13 +69,18 @@ static int pvc_runtime_ok(const struct atm_ctl *a, const struct cfg *cfg, const 
 }
 
 /* VC v's buffers (cellpw) or socket (atmsock), before any published set names it. */
-static int pvc_vc_open(struct atm_ctl *a, unsigned v)
+static int pvc_vc_open(struct atm_ctl *a, unsigned v, char *msg, size_t msg_len)
 {
 	struct port *p = &a->dp->ports[a->dp->vcs[v].cfg.atm_port];
+	int err;
 
-	if (a->as[p->id])
-		return atmsock_vc_open(p, (uint16_t)v);
-	return cellpw_vc_open(cellpw_queue_of(p), (uint16_t)v);
+	if (a->as[p->id] && (err = atmsock_vc_open(p, (uint16_t)v)) != 0)
+		snprintf(msg, msg_len, "the adapter refused the PVC (the log says why)");
+	else if (!a->as[p->id] && (err = cellpw_vc_open(cellpw_queue_of(p), (uint16_t)v)) != 0)
+		snprintf(msg, msg_len, "out of memory for the PVC's buffers");
+	else
+		err = 0;
+	return err;
 }
 
 /* ... and gone again, once none does and no worker can still touch it. */
@@ -187,13 +191,8 @@ int atm_pvc_prepare(struct atm_ctl *a, const struct cfg *next, struct atm_pvc_ch
 			goto fail;
 		}
 		atm_vc_cfg_fill(&a->dp->vcs[slot].cfg, next, &next->pvcs[j]);
-		if ((err = pvc_vc_open(a, slot)) != 0) {
-			snprintf(msg, msg_len, "%s",
-			         a->as[next->pvcs[j].port]
-			             ? "the adapter refused the PVC (see the log for why)"
-			             : "out of memory for the PVC's buffers");
+		if ((err = pvc_vc_open(a, slot, msg, msg_len)) != 0)
 			goto fail;
-		}
 		ch->map[j] = (int16_t)slot;
 		ch->adds[slot] = 1;
 		ch->add_pvc[ch->nadd] = j;

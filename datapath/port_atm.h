@@ -36,13 +36,13 @@
 #include "datapath/port.h"
 #include "datapath/stats.h"
 
-#define ATM_PORT_VCS       VC_MAX
-#define ATM_VC_HASH        1024
-#define ATM_SDU_MAX        (9180 + 8) /* RFC 2225 MTU + LLC/SNAP */
-#define ATM_HOST_SLOTS     64         /* kernel -> VC packets waiting for the worker */
-#define ATM_HOST_BUF       (ATM_SDU_MAX + 16)
+#define ATM_PORT_VCS   VC_MAX
+#define ATM_VC_HASH    1024
+#define ATM_SDU_MAX    (9180 + 8) /* RFC 2225 MTU + LLC/SNAP */
+#define ATM_HOST_SLOTS 64         /* kernel -> VC packets waiting for the worker */
+#define ATM_HOST_BUF   (ATM_SDU_MAX + 16)
 /* The longest RFC 2684 header in front of an IP packet: bridged LLC + Ethernet. */
-#define ATM_ENCAP_HDR_MAX  24
+#define ATM_ENCAP_HDR_MAX 24
 
 /* One packet the control thread read from a subinterface's TUN, for a VC. */
 struct host_slot {
@@ -96,14 +96,14 @@ struct atm_portq_ops {
 struct atm_portq {
 	struct port *port;
 	const struct atm_portq_ops *ops;
-	struct atm_vc *vcs;            /* the dataplane's VC table */
-	const uint32_t *ip4_of_subif;  /* PORT_MAX: our address per subinterface (ARP, InATMARP) */
+	struct atm_vc *vcs;           /* the dataplane's VC table */
+	const uint32_t *ip4_of_subif; /* PORT_MAX: our address per subinterface (ARP, InATMARP) */
 	struct atm_port_counters ctr;
-	struct atm_vcset *vcset;       /* published by the control thread, see atm_vcset */
-	struct host_ring *host;        /* control -> worker */
-	struct event_ring *events;     /* worker -> control: VC state, peers, ping results */
-	uint64_t now_us;               /* CLOCK_MONOTONIC, set by the driver once per burst */
-	uint64_t service_ms;           /* last millisecond the VC timers ran */
+	struct atm_vcset *vcset;   /* published by the control thread, see atm_vcset */
+	struct host_ring *host;    /* control -> worker */
+	struct event_ring *events; /* worker -> control: VC state, peers, ping results */
+	uint64_t now_us;           /* CLOCK_MONOTONIC, set by the driver once per burst */
+	uint64_t service_ms;       /* last millisecond the VC timers ran */
 };
 
 /* The worker's view for one burst. */

@@ -147,8 +147,9 @@ static void ping_timer(struct atm_portq *q, uint16_t vc_id, struct atm_vc *vc)
 	vc->ping_seen = req;
 	if (!q->ops->oam_send) {
 		/* No cell access (atmsock): the control thread says why; nothing was sent. */
-		atm_vc_event(q, &(struct dp_event){
-		                 .type = DP_EV_VC_PING, .port = vc->cfg.subif, .vc = vc_id, .val = 0});
+		atm_vc_event(
+		    q, &(struct dp_event){
+		           .type = DP_EV_VC_PING, .port = vc->cfg.subif, .vc = vc_id, .val = 0});
 		return;
 	}
 	vc->ping_tag = PING_TAG_BIT | (req & 0x7fffffff);
@@ -193,7 +194,8 @@ void atm_inatmarp_rx(struct atm_portq *q, uint16_t vc_id, const uint8_t *p, size
 }
 
 /* The ARP packet (RFC 826) after an Ethernet header: a reply from us to `to`. */
-static void arp_reply_build(uint8_t *a, const uint8_t mac[6], uint32_t ip, const struct arp_info *to)
+static void arp_reply_build(uint8_t *a, const uint8_t mac[6], uint32_t ip,
+                            const struct arp_info *to)
 {
 	static const uint8_t fixed[8] = {0, 1, 0x08, 0, 6, 4, 0, ARP_OP_REPLY};
 
@@ -257,12 +259,11 @@ static void bridged_arp_request(struct atm_portq *q, uint16_t vc_id)
  * VC timer every CAPTURE_FLUSH_MS, so a reader sees them soon after.
  */
 void atm_capture(struct atm_vc *vc, struct pcap_sunatm *cap, bool outbound, const uint8_t *sdu,
-                    size_t len)
+                 size_t len)
 {
-	pcap_sunatm_write(cap, clock_ns(CLOCK_REALTIME), outbound,
-	                  (uint8_t)vc->cfg.vpi, vc->cfg.vci, vc->cfg.encap == VC_ENCAP_LLC_SNAP ||
-	                      vc->cfg.encap == VC_ENCAP_LLC_BRIDGED,
-	                  sdu, len);
+	pcap_sunatm_write(
+	    cap, clock_ns(CLOCK_REALTIME), outbound, (uint8_t)vc->cfg.vpi, vc->cfg.vci,
+	    vc->cfg.encap == VC_ENCAP_LLC_SNAP || vc->cfg.encap == VC_ENCAP_LLC_BRIDGED, sdu, len);
 }
 
 void atm_vc_timers(struct atm_portq *q, const struct atm_vcset *vs, uint64_t now_ms)

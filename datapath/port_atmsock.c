@@ -16,8 +16,8 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
-#include "lib/log.h"
 #include "datapath/port_atmsock_priv.h"
+#include "lib/log.h"
 
 void atmsock_addr(struct sockaddr_atmpvc *sa, int itf, uint16_t vpi, uint16_t vci)
 {
@@ -83,13 +83,13 @@ static int atmsock_fail(const char *port, const char *what, int err)
 }
 
 /* "PVC vpi/vci on ATM interface N: step" failed. */
-static int atmsock_vc_fail(const struct atmsock_queue *q, const struct atm_vc *vc,
-                           const char *step, int err)
+static int atmsock_vc_fail(const struct atmsock_queue *q, const struct atm_vc *vc, const char *step,
+                           int err)
 {
 	char what[96];
 
-	snprintf(what, sizeof(what), "PVC %u/%u on ATM interface %d: %s", vc->cfg.vpi,
-	         vc->cfg.vci, q->set->itf, step);
+	snprintf(what, sizeof(what), "PVC %u/%u on ATM interface %d: %s", vc->cfg.vpi, vc->cfg.vci,
+	         q->set->itf, step);
 	return atmsock_fail(q->name, what, err);
 }
 

@@ -52,12 +52,12 @@
 
 /* Driver settings, filled in by the daemon before queue_open (port.drv). */
 struct atmsock_settings {
-	int itf;                          /* ATM interface number (/proc/net/atm/devices) */
-	struct atm_vc *vcs;               /* the dataplane's VC table */
-	uint16_t vc_ids[ATMSOCK_VC_MAX];  /* VCs on this port at queue_open (the first vcset) */
+	int itf;                         /* ATM interface number (/proc/net/atm/devices) */
+	struct atm_vc *vcs;              /* the dataplane's VC table */
+	uint16_t vc_ids[ATMSOCK_VC_MAX]; /* VCs on this port at queue_open (the first vcset) */
 	unsigned nvcs;
-	uint32_t ip4_of_subif[PORT_MAX];  /* our address per subinterface, for (In)ATMARP */
-	struct atm_vc *own_vcs;           /* atmsock_port_init's table, else NULL */
+	uint32_t ip4_of_subif[PORT_MAX]; /* our address per subinterface, for (In)ATMARP */
+	struct atm_vc *own_vcs;          /* atmsock_port_init's table, else NULL */
 };
 
 /* The AAL5 SDU size of a VC: the IP MTU, plus the LLC/SNAP header (RFC 2684 5.1) if any. */

@@ -41,8 +41,7 @@ static void vc_lost(struct atmsock_queue *q, uint16_t id)
 }
 
 /* One SDU in slot i of VC id: a frame in pkts[*n] if it carries a packet. */
-static void rx_sdu(struct atmsock_queue *q, uint16_t id, unsigned i, struct pkt *pkts,
-                   unsigned *n)
+static void rx_sdu(struct atmsock_queue *q, uint16_t id, unsigned i, struct pkt *pkts, unsigned *n)
 {
 	struct atm_vc *vc = &q->aq.vcs[id];
 	const struct msghdr *m = &q->rx_msg[i].msg_hdr;
@@ -162,8 +161,7 @@ void atmsock_vc_send(struct atm_portq *aq, uint16_t id, const uint8_t *prefix, s
 }
 
 /* Messages [from, to) of one VC went (sent of them) or did not, with errno err. */
-static void tx_account(struct atmsock_queue *q, unsigned from, unsigned to, unsigned sent,
-                       int err)
+static void tx_account(struct atmsock_queue *q, unsigned from, unsigned to, unsigned sent, int err)
 {
 	struct atm_vc *vc = &q->aq.vcs[q->tx_vc[from]];
 
@@ -180,7 +178,7 @@ static void tx_account(struct atmsock_queue *q, unsigned from, unsigned to, unsi
 	}
 	if (from + sent < to)
 		CTR_ADD(vc->ctr.discards[err == EAGAIN || err == ENOBUFS ? VC_DROP_TX_FULL
-		                                                           : VC_DROP_VC_DOWN],
+		                                                         : VC_DROP_VC_DOWN],
 		        to - from - sent);
 }
 
@@ -196,8 +194,8 @@ void atmsock_tx_push(struct atm_portq *aq)
 		while (j < q->tx_n && q->tx_vc[j] == q->tx_vc[i])
 			j++;
 		/* MSG_NOSIGNAL: a socket the kernel shut raises SIGPIPE otherwise. */
-		sent = sendmmsg(q->fd[q->tx_vc[i]], &q->tx_msg[i], j - i,
-		                MSG_DONTWAIT | MSG_NOSIGNAL);
+		sent =
+		    sendmmsg(q->fd[q->tx_vc[i]], &q->tx_msg[i], j - i, MSG_DONTWAIT | MSG_NOSIGNAL);
 		if (sent < 0) {
 			err = errno;
 			sent = 0;

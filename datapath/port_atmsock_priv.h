@@ -16,9 +16,9 @@
  * with the longest RFC 2684 header) and one octet more, so a longer one shows
  * as MSG_TRUNC and is counted oversize, never cut and passed on.
  */
-#define ATMSOCK_SDU_MAX (ATM_SDU_MAX + 16)
-#define ATMSOCK_RX_SLOT ((ATMSOCK_RX_HEADROOM + ATMSOCK_SDU_MAX + 1 + 63u) & ~63u)
-#define ATMSOCK_TX_SLOT ((ATMSOCK_SDU_MAX + 63u) & ~63u)
+#define ATMSOCK_SDU_MAX  (ATM_SDU_MAX + 16)
+#define ATMSOCK_RX_SLOT  ((ATMSOCK_RX_HEADROOM + ATMSOCK_SDU_MAX + 1 + 63u) & ~63u)
+#define ATMSOCK_TX_SLOT  ((ATMSOCK_SDU_MAX + 63u) & ~63u)
 #define ATMSOCK_TX_BATCH BURST_MAX /* SDUs staged per sendmmsg round */
 
 struct atmsock_queue {
@@ -26,7 +26,7 @@ struct atmsock_queue {
 	struct atmsock_settings *set;
 
 	/* RX: touched every burst. */
-	int epfd; /* the sockets of the VCs; epoll data is the VC id */
+	int epfd;        /* the sockets of the VCs; epoll data is the VC id */
 	uint8_t *rx_buf; /* BURST_MAX slots of ATMSOCK_RX_SLOT bytes */
 	struct mmsghdr rx_msg[BURST_MAX];
 	struct iovec rx_iov[BURST_MAX];

@@ -39,8 +39,8 @@ size_t rfc2684_bridged_hdr(enum rfc2684_encap e, uint8_t *out)
 	return n;
 }
 
-int rfc2684_bridged_decap(enum rfc2684_encap e, const uint8_t *sdu, size_t len,
-                          uint16_t *ethertype, size_t *hdr_len)
+int rfc2684_bridged_decap(enum rfc2684_encap e, const uint8_t *sdu, size_t len, uint16_t *ethertype,
+                          size_t *hdr_len)
 {
 	size_t h = rfc2684_bridged_hdr_len(e);
 

@@ -94,7 +94,8 @@ static int setup(void)
 	atm->queues[0] = (struct port_queue *)(void *)t.q;
 	atm->nqueues = 1;
 	for (unsigned p = P_P2P; p < NPORTS; p++) {
-		t.ports[p] = (struct port){.id = (uint16_t)p, .ops = &port_atmsub_ops, .drv = &t.sub[p]};
+		t.ports[p] =
+		    (struct port){.id = (uint16_t)p, .ops = &port_atmsub_ops, .drv = &t.sub[p]};
 		t.sub[p] = (struct atmsub_settings){
 		    .atm_port = atm, .tun_fd = -1, .p2p = p == P_P2P, .p2p_vc = V_LLC};
 		if (port_atmsub_ops.queue_open(&t.ports[p], 0, 1, &t.subq[p]))
@@ -159,8 +160,9 @@ static bool frame_is(const struct pkt *p, unsigned vc, uint16_t port, uint16_t t
 
 	vc_mac_make((uint16_t)vc, src);
 	return p->vc == vc && p->in_port == port && p->l2_class == PKT_L2_HOST &&
-	       p->len == 14 + len && !memcmp(p->data, port_mac, 6) && !memcmp(p->data + 6, src, 6) &&
-	       rd16(p->data + 12) == type && !memcmp(p->data + 14, l3, len);
+	       p->len == 14 + len && !memcmp(p->data, port_mac, 6) &&
+	       !memcmp(p->data + 6, src, 6) && rd16(p->data + 12) == type &&
+	       !memcmp(p->data + 14, l3, len);
 }
 
 static void test_rx_routed(void)

@@ -24,6 +24,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <linux/atm.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -32,7 +33,6 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
-#include <linux/atm.h>
 
 #include "datapath/atm/inatmarp.h"
 #include "datapath/atm/rfc2684.h"
@@ -336,8 +336,7 @@ static void respond_send(struct responder *r, uint16_t type, const unsigned char
 		printf("respond send: %s\n", strerror(errno));
 }
 
-static void respond_ip(struct responder *r, const unsigned char *eth, unsigned char *ip,
-                       size_t len)
+static void respond_ip(struct responder *r, const unsigned char *eth, unsigned char *ip, size_t len)
 {
 	size_t ihl = (size_t)(ip[0] & 15) * 4, tot;
 
@@ -511,7 +510,8 @@ static void inarp_rx(int s, const unsigned char *sdu, size_t len, uint32_t me, u
 	if (m.op == INATMARP_OP_REQUEST) {
 		rep.tpa = m.spa;
 		memcpy(out, llc, RFC2684_LLC_LEN);
-		size_t n = inatmarp_build(out + RFC2684_LLC_LEN, sizeof(out) - RFC2684_LLC_LEN, &rep);
+		size_t n =
+		    inatmarp_build(out + RFC2684_LLC_LEN, sizeof(out) - RFC2684_LLC_LEN, &rep);
 		if (send(s, out, RFC2684_LLC_LEN + n, 0) > 0)
 			printf("inarp answered\n");
 	}
