@@ -27,7 +27,22 @@ struct cfg_addr4 {
 
 enum cfg_port_kind { CFG_PORT_ETHERNET = 0, CFG_PORT_CELLPW, CFG_PORT_ATMSOCK };
 enum cfg_subif_type { CFG_SUBIF_P2P = 0, CFG_SUBIF_MULTIPOINT };
-enum cfg_atm_encap { CFG_ENCAP_LLC_SNAP = 0, CFG_ENCAP_VCMUX_IPV4 }; /* RFC 2684 5.1, 6.1 */
+/* RFC 2684 5.1, 6.1 (routed), 5.2, 6.2 (bridged Ethernet without FCS) */
+enum cfg_atm_encap {
+	CFG_ENCAP_LLC_SNAP = 0,
+	CFG_ENCAP_VCMUX_IPV4,
+	CFG_ENCAP_LLC_BRIDGED,
+	CFG_ENCAP_VCMUX_BRIDGED
+};
+#define CFG_ENCAP_NAMES {"llc-snap", "vc-mux-ipv4", "llc-bridged", "vc-mux-bridged"}
+
+/* The octets an encapsulation puts in front of an IP packet in the AAL5 SDU. */
+static inline unsigned cfg_encap_hdr_len(enum cfg_atm_encap e)
+{
+	static const unsigned len[] = {8, 0, 10 + 14, 2 + 14};
+
+	return len[e];
+}
 enum cfg_atm_service { CFG_SERVICE_UBR = 0, CFG_SERVICE_CBR };
 
 /* Driver cellpw (RFC 4717 N-to-one cell mode): the Ethernet carrier is cfg_port.netdev. */

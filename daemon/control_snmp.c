@@ -100,7 +100,7 @@ static void snmp_source_vcs(struct control *ctl, struct snmp_source *src)
 		src->vc[v] = (struct snmp_vc_info){.atm_port = UINT16_MAX};
 	for (unsigned i = 0; i < cfg->npvcs; i++) {
 		const struct cfg_pvc *pc = &cfg->pvcs[i];
-		bool llc = pc->encap == CFG_ENCAP_LLC_SNAP;
+		bool llc = pc->encap == CFG_ENCAP_LLC_SNAP || pc->encap == CFG_ENCAP_LLC_BRIDGED;
 		int v = atm_vc_of_pvc(ctl->atm, i);
 
 		if (v < 0 || (unsigned)v >= src->nvcs)
@@ -111,8 +111,10 @@ static void snmp_source_vcs(struct control *ctl, struct snmp_source *src)
 		    .vpi = pc->vpi,
 		    .vci = pc->vci,
 		    .llc = llc,
-		    /* RFC 2225: the SDU is the IP MTU plus the 8-byte LLC/SNAP header. */
-		    .sdu_size = pc->mtu + (llc ? 8 : 0),
+		    .bridged = pc->encap == CFG_ENCAP_LLC_BRIDGED ||
+		               pc->encap == CFG_ENCAP_VCMUX_BRIDGED,
+		    /* RFC 2225: the SDU is the IP MTU plus the RFC 2684 header. */
+		    .sdu_size = pc->mtu + cfg_encap_hdr_len(pc->encap),
 		    .peer_addr = pc->peer_addr,
 		};
 	}

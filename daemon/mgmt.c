@@ -293,8 +293,11 @@ static void op_vc_ping(struct mgmt *m, const struct lyd_node *input, restconf_rp
 		goto fail;
 	}
 	if (cfg->ports[cfg->pvcs[v].port].kind != CFG_PORT_CELLPW) {
-		restconf_err_set(&err, 400, "invalid-value", "/cellgate:vc-ping/port",
-		                 "port %s: OAM loopback needs driver cellpw", port);
+		/* An AAL5 socket owns the VC: Linux gives no cell access beside it. */
+		restconf_err_set(&err, 501, "operation-not-supported", "/cellgate:vc-ping/port",
+		                 "port %s: OAM F5 is not available on driver atmsock (Linux ATM "
+		                 "sockets give no cell access to a VC carrying AAL5)",
+		                 port);
 		goto fail;
 	}
 	for (pg = m->pings; pg; pg = pg->next)
@@ -338,11 +341,6 @@ static int op_vc(struct mgmt *m, const struct lyd_node *input, struct restconf_e
 	if (v < 0)
 		restconf_err_set(err, 400, "invalid-value", NULL, "no PVC %u/%u on port %s", vpi,
 		                 vci, port);
-	else if (cfg->ports[cfg->pvcs[v].port].kind != CFG_PORT_CELLPW) {
-		restconf_err_set(err, 400, "invalid-value", NULL,
-		                 "port %s: capture needs driver cellpw", port);
-		v = -1;
-	}
 	return v;
 }
 

@@ -89,6 +89,21 @@ static void state_port(FILE *out, const struct control *ctl, const struct stats_
 	fputc('}', out);
 }
 
+/* OAM F5 on VC v: as configured, or not possible at all (Linux ATM sockets). */
+static const char *vc_oam_status(const struct control *ctl, unsigned v)
+{
+	const struct cfg *cfg = ctl->cfg;
+
+	for (unsigned i = 0; i < cfg->npvcs; i++) {
+		if (atm_vc_of_pvc(ctl->atm, i) != (int)v)
+			continue;
+		if (cfg->ports[cfg->pvcs[i].port].kind == CFG_PORT_ATMSOCK)
+			return "unsupported";
+		return cfg->pvcs[i].oam_enabled ? "enabled" : "disabled";
+	}
+	return "disabled";
+}
+
 static void state_vc(FILE *out, const struct control *ctl, const struct stats_snapshot *s,
                      unsigned v, bool first)
 {
@@ -109,6 +124,7 @@ static void state_vc(FILE *out, const struct control *ctl, const struct stats_sn
 		        ip4_str(info.peer, b), info.peer_learned ? "inatmarp" : "static");
 	if (info.last_rtt_us)
 		fprintf(out, ",\"last-loopback-rtt\":%u", info.last_rtt_us);
+	fprintf(out, ",\"oam-status\":\"%s\"", vc_oam_status(ctl, v));
 	json_time(out, "discontinuity-time",
 	          ctl->vc_clear_ms[v] ? ctl->vc_clear_ms[v] : ctl->start_ms);
 	stats_fields_json(out, vc_counter_fields, &sv->c, true);

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Build cellgate twice (optimised, and ASan+UBSan) and run every test against
 # each build: C unit tests (make check), the namespace lab (pytest, as root),
-# yanglint on the YANG module, smilint and snmptranslate on CELLGATE-MIB
+# the ATM VM lab (tests/vm, normal build only), yanglint on the YANG module,
+# smilint and snmptranslate on CELLGATE-MIB
 # (tests/snmp/mib-check.sh) and make distcheck.
 #
 #   sudo tests/run-all.sh            from anywhere; works in the repo root
@@ -157,6 +158,35 @@ note "build/ (optimised)"
 build_and_test build normal && build_ok=1
 note "build-san/ (AddressSanitizer + UndefinedBehaviorSanitizer)"
 build_and_test build-san sanitizers --enable-sanitizers CFLAGS="-O1 -g"
+
+# The ATM VM lab (tests/vm): cellgated's atmsock driver against the Linux
+# kernel's own ATM stack (atm.ko, atmtcp, br2684, CLIP) in qemu guests, one
+# boot per scenario, with the optimised build's daemon. Counted per check; a
+# host where qemu cannot run skips it, saying why (one skip, id vm:tests/vm).
+vm_lab() {
+	local log=$LOGDIR/vm-lab.log rc=0 p f
+	if [ "$build_ok" -ne 1 ]; then
+		tally "VM lab (atmsock, qemu)" 0 1
+		return
+	fi
+	timeout 900 "$PY" tests/vm/run.py --build "$ROOT/build" --out "$LOGDIR/vm" \
+		>"$log" 2>&1 || rc=$?
+	if [ "$rc" -eq 77 ]; then
+		# Listed with the other skips: not allow-listed, so a failure under CI.
+		printf 'vm:tests/vm\t%s\n' "$(tail -n 1 "$log")" >>"$SKIPS"
+		tally "VM lab (atmsock, qemu)" 0 0 1
+		return
+	fi
+	read -r p f < <(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$log" | tail -n 1)
+	p=${p:-0} f=${f:-0}
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+	if [ "$rc" -ne 0 ]; then
+		note "VM lab failures (log: $log):"
+		grep -E '^FAIL ' "$log" | sed 's/^/   | /'
+	fi
+	tally "VM lab (atmsock, qemu)" "$p" "$f"
+}
+vm_lab
 
 if step yanglint "$LOGDIR/yanglint.log" yanglint mgmt/yang/cellgate.yang; then
 	tally "yanglint cellgate.yang" 1 0

@@ -30,7 +30,8 @@ struct snmp_port_info {
 struct snmp_vc_info {
 	uint16_t atm_port, subif; /* port ids (index into snmp_source.port) */
 	uint16_t vpi, vci;
-	bool llc;           /* RFC 2684 LLC/SNAP (else VC-mux routed IPv4) */
+	bool llc;           /* RFC 2684 LLC (routed or bridged), else VC-mux */
+	bool bridged;       /* RFC 2684 bridged 802.3 (5.2, 6.2), else routed */
 	uint32_t sdu_size;  /* AAL5 CPCS SDU size: the IP MTU, + 8 with LLC/SNAP */
 	uint32_t peer_addr; /* configured peer-address, host order, 0 = none */
 };
