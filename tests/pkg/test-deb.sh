@@ -11,7 +11,8 @@
 #      conffile, the unit enabled and not started, systemd-analyze verify,
 #      cellgated -n on the shipped config, the unit's own command lines run
 #      (privilege drop, RESTCONF socket for the group cellgate, a change
-#      persisted in /etc/cellgate), bash completion, and the lab modules
+#      persisted in /etc/cellgate), the SNMP subagent through the example
+#      snippet's socket permissions, bash completion, and the lab modules
 #      against /usr/sbin/cellgated and /usr/bin/cellgatectl;
 #   4. apt-get purge, then every path dpkg listed is gone (directories other
 #      packages own or still use excepted) and nothing of ours is left
@@ -44,6 +45,7 @@ passed=0
 failed=0
 WORK=
 DAEMON_PID=
+SNMPD_PID=
 INSTALLED=0
 
 mkdir -p "$LOGDIR"
@@ -76,10 +78,10 @@ elapsed() { echo $(($(date +%s) - START)); }
 
 # shellcheck disable=SC2317 # called by the EXIT trap
 cleanup() {
-	if [ -n "$DAEMON_PID" ] && kill -0 "$DAEMON_PID" 2>/dev/null; then
-		kill -KILL "$DAEMON_PID" 2>/dev/null
-		wait "$DAEMON_PID" 2>/dev/null
-	fi
+	local p
+	for p in $DAEMON_PID $SNMPD_PID; do
+		kill -KILL "$p" 2>/dev/null && wait "$p" 2>/dev/null
+	done
 	ip netns del "$NS" 2>/dev/null
 	if [ "$INSTALLED" = 1 ] && dpkg-query -W -f='${Status}' cellgate 2>/dev/null |
 		grep -q 'ok installed'; then
@@ -97,7 +99,7 @@ preflight() {
 		exit 1
 	fi
 	for c in dpkg-buildpackage dpkg-source lintian blhc hardening-check apt-get \
-		systemd-analyze setpriv curl ip; do
+		systemd-analyze setpriv curl ip snmpd snmpget; do
 		command -v "$c" >/dev/null || missing="$missing $c"
 	done
 	if [ -n "$missing" ]; then
@@ -391,6 +393,53 @@ $(tail -n 10 "$LOGDIR/service.log" | sed 's/^/    | /')"
 	rm -rf /run/cellgate # RuntimeDirectory= goes with the service
 }
 
+# snmpd with the example snippet's agentXPerms, and cellgated dropped to the
+# user cellgate: its subagent must register again after snmpd restarts (the
+# lab's SNMP module runs cellgated as root, which any socket lets in).
+run_snmp_subagent() {
+	local d=$WORK/snmp oid=.1.3.6.1.4.1.32473.1.2.1.0 # cgFpmState
+	local perms cfg
+	mkdir -p "$d/run" && chmod 755 "$d"
+	perms=$(grep '^agentXPerms ' /usr/share/doc/cellgate/examples/cellgate-snmpd.conf)
+	printf 'master agentx\nagentXSocket %s\n%s\nagentaddress udp:127.0.0.1:10161\n%s\n' \
+		"$d/agentx/master" "$perms" "rocommunity public 127.0.0.1" >"$d/snmpd.conf"
+	cfg='{"cellgate:cellgate": {"routing": {"fpm": {"enabled": false}},
+	  "snmp": {"agentx-socket": "'$d/agentx/master'", "ping-interval": 1}}}'
+	printf '%s\n' "$cfg" >"$d/cellgated.json"
+	ip netns add "$NS" && ip -n "$NS" link set lo up
+	snmpd_start "$d"
+	ip netns exec "$NS" /usr/sbin/cellgated -d -f "$d/cellgated.json" -r "$d/run" -u cellgate \
+		>"$LOGDIR/snmp-cellgated.log" 2>&1 &
+	DAEMON_PID=$!
+	check "subagent (user cellgate) registers with snmpd" snmp_wait "$oid"
+	kill -TERM "$SNMPD_PID" && wait "$SNMPD_PID"
+	snmpd_start "$d"
+	check "subagent (user cellgate) registers again after an snmpd restart" snmp_wait "$oid"
+	kill -TERM "$SNMPD_PID" "$DAEMON_PID"
+	wait "$SNMPD_PID" "$DAEMON_PID"
+	SNMPD_PID='' DAEMON_PID=''
+	ip netns del "$NS"
+}
+
+snmpd_start() {
+	ip netns exec "$NS" snmpd -f -Lo -C -c "$1/snmpd.conf" -p "$1/snmpd.pid" \
+		>>"$LOGDIR/snmpd.log" 2>&1 &
+	SNMPD_PID=$!
+}
+
+# shellcheck disable=SC2317 # called through check
+snmp_wait() {
+	local _ out
+	for _ in $(seq 40); do
+		out=$(ip netns exec "$NS" snmpget -v2c -c public -On -t 1 -r 0 127.0.0.1:10161 "$1" 2>&1)
+		grep -q "$1 = INTEGER: 1" <<<"$out" && return 0
+		sleep 0.25
+	done
+	printf '%s\n' "$out"
+	tail -n 5 "$LOGDIR/snmp-cellgated.log"
+	return 1
+}
+
 # Lab modules against the installed programs. CELLGATECTL: the lab would
 # otherwise look for it next to the daemon's build directory.
 LAB_MODULES="test_forwarding test_restconf test_restconf_persist test_snmp test_cellgatectl
@@ -474,6 +523,7 @@ rm -rf "$SRC"
 install_package
 check_installed
 run_service
+run_snmp_subagent
 run_labs
 purge_package
 finish
