@@ -14,9 +14,10 @@
 #      persisted in /etc/cellgate), the SNMP subagent through the example
 #      snippet's socket permissions, bash completion, and the lab modules
 #      against /usr/sbin/cellgated and /usr/bin/cellgatectl;
-#   4. apt-get purge, then every path dpkg listed is gone (directories other
-#      packages own or still use excepted) and nothing of ours is left
-#      elsewhere; the system user stays, as Debian policy wants.
+#   4. apt-get remove (the changed conffile stays), apt-get purge, then every
+#      path dpkg listed is gone (but those that existed before the install,
+#      like /usr/share/doc) and nothing of ours is left elsewhere; the system
+#      user stays (Debian practice: its ids must not go to another user).
 # The build tree is deleted before the install, so the installed programs
 # must find the YANG module where the package put it.
 #
@@ -507,7 +508,7 @@ purge_package() {
 	check "no maintainer script left in /var/lib/dpkg/info" \
 		sh -c '! ls /var/lib/dpkg/info/cellgate.* >/dev/null 2>&1'
 	if getent passwd cellgate >/dev/null; then
-		note "the system user cellgate stays (allowed: policy keeps system users)"
+		note "the system user cellgate stays (allowed: Debian keeps system users)"
 	fi
 }
 
