@@ -19,6 +19,7 @@ python3 python3-scapy python3-pytest python3-pyroute2
 libloc-database location
 frr
 qemu-system-x86 busybox-static atm-tools br2684ctl cpio kmod linux-headers-amd64
+debhelper dh-autoreconf dpkg-dev fakeroot devscripts lintian blhc bash-completion
 "
 
 if [ "${1:-}" = "--list" ]; then

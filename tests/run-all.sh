@@ -209,6 +209,17 @@ else
 	tally "make distcheck" 0 1
 fi
 
+# The Debian package (tests/pkg/test-deb.sh): built with dpkg-buildpackage,
+# hardening and lintian checked, installed with apt-get, its unit verified,
+# its programs run through lab modules, purged without leftovers. One pass
+# or failure; it installs and purges the package cellgate on this machine.
+if step "Debian package" "$LOGDIR/test-deb.log" env LOGDIR="$LOGDIR" tests/pkg/test-deb.sh; then
+	tally "Debian package (tests/pkg)" 1 0
+else
+	tally "Debian package (tests/pkg)" 0 1
+fi
+grep -E '^test-deb: (FAILED|[0-9]+ passed)' "$LOGDIR/test-deb.log" | sed 's/^/   | /'
+
 # libFuzzer, briefly: every target tests/fuzz/run.sh builds (frames through
 # the worker and the cell-pseudowire port, the FPM stream through the decoder
 # and the RIB, startup files through cfg_parse, RESTCONF write requests
