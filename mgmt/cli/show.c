@@ -72,7 +72,7 @@ static int show_ports(struct cli *c)
 	const struct lyd_node **p;
 	unsigned n;
 
-	if (cli_get(c, STATE "/port", STATE, &t))
+	if (cli_get_list(c, STATE "/port", STATE, &t, true))
 		return 1;
 	if (c->json)
 		return 0;
@@ -127,8 +127,8 @@ static int show_interfaces(struct cli *c)
 	unsigned n;
 	char xp[256];
 
-	if (cli_get(c, "/cellgate:cellgate/port", "/cellgate:cellgate", &cfg) ||
-	    cli_get(c, STATE "/port", STATE, &st) || c->json) {
+	if (cli_get_list(c, "/cellgate:cellgate/port", "/cellgate:cellgate", &cfg, true) ||
+	    cli_get_list(c, STATE "/port", STATE, &st, true) || c->json) {
 		int failed = !c->json || (!cfg && !st) ? 1 : 0;
 		lyd_free_all(cfg);
 		lyd_free_all(st);
@@ -211,7 +211,7 @@ static int show_vc(struct cli *c, int argc, char **argv)
 	if (argc > 1 && !cli_vpi_vci(argv[1], &vpi, &vci))
 		return 1;
 	if (cli_get_list(c, STATE "/vc", STATE, &st, true) ||
-	    cli_get(c, "/cellgate:cellgate/port", "/cellgate:cellgate", &cfg) || c->json) {
+	    cli_get_list(c, "/cellgate:cellgate/port", "/cellgate:cellgate", &cfg, true) || c->json) {
 		lyd_free_all(st);
 		lyd_free_all(cfg);
 		return c->json ? 0 : 1;
@@ -365,7 +365,7 @@ static int show_counters(struct cli *c)
 	unsigned n;
 	char xp[256];
 
-	if (cli_get(c, STATE "/port", STATE, &t))
+	if (cli_get_list(c, STATE "/port", STATE, &t, true))
 		return 1;
 	if (c->json)
 		return 0;

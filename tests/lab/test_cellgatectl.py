@@ -233,3 +233,17 @@ def test_show_ports_and_clear_counters(topo, router):
     code, out, _ = run(s, "show", "ports")
     rows = {ln.split()[0]: ln.split() for ln in out.splitlines()[1:]}
     assert int(rows["eth0"][4]) < 4
+
+
+def test_a_router_with_no_ports_shows_empty_tables(request, topo, cellgated_bin):
+    """The packaged default configuration takes no port: an operator's first
+    commands must print empty tables and exit 0, not "no such data"."""
+    from conftest import start_router
+    d = start_router(request, topo, cellgated_bin, ns="h1",
+                     config={"cellgate:cellgate": {"system": {"workers": 1}}})
+    sock = os.path.join(d.rundir, "restconf.sock")
+    for args in (["show", "ports"], ["show", "interfaces"], ["show", "counters"],
+                 ["show", "vc"], ["show", "routes"], ["show", "neighbors"]):
+        code, out, err = run(sock, *args)
+        assert code == 0, "cellgatectl %s: exit %d: %s" % (" ".join(args), code, err)
+        assert "no such data" not in out + err, (args, out, err)
