@@ -1,0 +1,240 @@
+#!/usr/bin/python3
+"""Management at full-table scale: how cellgated's RESTCONF, /metrics and
+writes behave with the libloc table (~1.07 M IPv4 routes) fed over FPM,
+and what the control loop and the memory do meanwhile.  Not part of the
+pass/fail suite; prints figures.  Needs root, libloc (tests/deps.sh) and a
+build (fpm_bench next to cellgated's build tree).
+
+    tests/bench/mgmt-scale-bench.py [-n ROUTES] [-f NETS] [-b CELLGATED]
+                                    [--gets N] [--writes N] [--lists N]
+
+Anchor: every GET is also timed before the routes arrive (same daemon,
+same run), so each figure stands beside its empty-table cost.  Loop lag
+comes from the daemon's own gauge (cellgate_loop_lag_*) when it has one,
+and from a probe that GETs /restconf (no state at all) every 20 ms, whose
+worst latency is how long the control loop was unavailable.  CPUs: the
+worker on CPU 1, the control thread and this script unpinned on both (the
+machine is shared: the figures are medians of --gets runs).
+"""
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "tests", "lab"))
+sys.path.insert(0, HERE)
+import lab  # noqa: E402
+import mgmtclient as mc  # noqa: E402
+
+DATA = "/restconf/data/cellgate:cellgate"
+STATE = DATA + "/state"
+SMALL = [("metrics", "/metrics"),
+         ("state/port", STATE + "/port"),
+         ("state/fpm", STATE + "/fpm"),
+         ("state/neighbor", STATE + "/neighbor"),
+         ("state/fib (counts)", STATE + "/fib?depth=1"),
+         ("state/fib/source", STATE + "/fib/source"),
+         ("one route", STATE + "/fib/route=10.20.0.0%2F24")]
+
+
+def nets_file(path):
+    if path:
+        return path
+    fd, tmp = tempfile.mkstemp(prefix="sc12-nets-")
+    with os.fdopen(fd, "w") as f:
+        out = subprocess.run(["location", "dump"], capture_output=True,
+                             text=True, check=True).stdout
+        for line in out.splitlines():
+            p = line.split()
+            if len(p) == 2 and p[0] == "net:" and ":" not in p[1]:
+                f.write(p[1] + "\n")
+    return tmp
+
+
+def time_gets(sock, path, n):
+    res = []
+    for _ in range(n):
+        r = mc.get(sock, path, sink=lambda b: None)
+        res.append((r.elapsed, r.status, r.nbytes))
+    return res
+
+
+def fmt_ms(s):
+    return "%.1f" % (s * 1000)
+
+
+class RouteCounter:
+    """Counts route entries in a streamed JSON reply (a '"prefix":' each)."""
+    def __init__(self):
+        self.n, self.tail = 0, b""
+
+    def __call__(self, piece):
+        buf = self.tail + piece
+        self.n += buf.count(b'"prefix":')
+        # Keep enough for a match cut across two pieces, never a whole one.
+        self.tail = buf[-8:]
+
+
+def loop_lag(sock):
+    """(recent ms, max ms) from the daemon's own gauge, or None."""
+    try:
+        r = mc.get(sock, "/metrics", timeout=60)
+    except OSError:
+        return None
+    t = r.body.decode(errors="replace")
+    m1 = re.search(r"^cellgate_loop_lag_recent_seconds (\S+)$", t, re.M)
+    m2 = re.search(r"^cellgate_loop_lag_max_seconds (\S+)$", t, re.M)
+    if not (m1 and m2):
+        return None
+    return float(m1.group(1)) * 1000, float(m2.group(1)) * 1000
+
+
+def lag_p99(sock):
+    try:
+        r = mc.get(sock, STATE + "/loop", timeout=60)
+        j = r.json()["cellgate:loop"]
+        return j
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("-n", type=int, default=0, help="routes (0 = all)")
+    ap.add_argument("-f", help="file of IPv4 prefixes (default: location dump)")
+    ap.add_argument("-b", default=os.path.join(ROOT, "build", "daemon", "cellgated"))
+    ap.add_argument("--gets", type=int, default=5, help="repeats of each small GET")
+    ap.add_argument("--writes", type=int, default=50, help="static route adds timed")
+    ap.add_argument("--lists", type=int, default=3, help="full route-list GETs")
+    ap.add_argument("--full-state", action="store_true",
+                    help="also GET all of /state (minutes and GBs on an old build)")
+    a = ap.parse_args()
+    fpm_bench = os.path.join(os.path.dirname(a.b), "..", "tests", "bench", "fpm_bench")
+    if not os.access(fpm_bench, os.X_OK):
+        sys.exit("mgmt-scale-bench: %s not built" % fpm_bench)
+    nets = nets_file(a.f)
+    topo = lab.Topology().create()
+    d = None
+    try:
+        cfg = lab.default_config(worker_cpu=[1], extra_port={
+            p: {"rx-ring-frames": 1024, "tx-ring-frames": 64}
+            for p in ("eth0", "eth1", "eth2")})
+        d = lab.Daemon(topo, cfg, binary=a.b).start()
+        sock = os.path.join(d.rundir, "restconf.sock")
+        pid = d.proc.pid
+        print("cellgated %s, pid %d; load average %s" %
+              (a.b, pid, open("/proc/loadavg").read().split()[:3]))
+        anchor = {name: mc.median([t for t, _, _ in time_gets(sock, path, a.gets)])
+                  for name, path in SMALL}
+        api = mc.median([t for t, _, _ in time_gets(sock, "/restconf", a.gets)])
+        rss_empty = mc.rss_kb(pid)
+
+        ifx = lambda dev: topo.link("r", dev)["ifindex"]
+        cmd = [fpm_bench, "-f", nets, "-p", str(pid), "-s",
+               os.path.join(d.rundir, "stats.json"), "-o",
+               "%d,%d" % (ifx("r-h2"), ifx("r-h3")), "-m", "load"]
+        if a.n:
+            cmd += ["-n", str(a.n)]
+        out = topo.exec("r", cmd, timeout=900, check=True).stdout
+        print("".join("  fpm_bench: " + ln + "\n" for ln in out.splitlines()))
+        nroutes = d.stats()["fib"]["routes"]
+        time.sleep(2)
+        rss_steady = mc.rss_kb(pid)
+
+        probe = mc.Prober(sock, "/restconf", 0.02)
+        probe.start()
+        rows = []
+        for name, path in SMALL:
+            g = time_gets(sock, path, a.gets)
+            rows.append((name, anchor[name], [t for t, _, _ in g], g[-1][1], g[-1][2]))
+
+        # Route list, with a small GET probing alongside and the RSS sampled.
+        lists, small_during = [], mc.Prober(sock, STATE + "/fpm", 0.02)
+        sampler = mc.RssSampler(pid)
+        sampler.start()
+        small_during.start()
+        for _ in range(a.lists):
+            rcnt = RouteCounter()
+            r = mc.get(sock, STATE + "/fib/route", sink=rcnt, timeout=1800)
+            lists.append((r.elapsed, rcnt.n, r.nbytes, r.status,
+                          r.headers.get("transfer-encoding", "")))
+        small_during.stop()
+        sampler.stop()
+        rss_after_lists = mc.rss_kb(pid)
+
+        full = None
+        if a.full_state:
+            s2 = mc.RssSampler(pid)
+            s2.start()
+            r = mc.get(sock, STATE, sink=lambda b: None, timeout=3600)
+            s2.stop()
+            full = (r.elapsed, r.nbytes, r.status, s2.peak_kb)
+
+        # Writes: add static routes one by one (each rewrites the startup file).
+        wl = []
+        for i in range(a.writes):
+            body = {"cellgate:static-route": [{"prefix": "10.201.%d.0/24" % i,
+                                               "nexthop": [{"address": "10.0.2.2"}]}]}
+            r = mc.request(sock, "POST", DATA + "/routing", body=body)
+            if r.status not in (200, 201, 204):
+                print("write %d: %d %r" % (i, r.status, r.body[:200]))
+            wl.append(r.elapsed)
+        for i in range(a.writes):
+            mc.request(sock, "DELETE", DATA + "/routing/static-route=10.201.%d.0%%2F24" % i)
+        probe.stop()
+        lag = loop_lag(sock)
+        loop = lag_p99(sock)
+
+        print("\nwith %d routes in the FIB (anchor: the same GET before the load, "
+              "0 FPM routes); medians of %d, ms" % (nroutes, a.gets))
+        print("  %-20s %10s %10s %10s %8s %10s" % ("GET", "anchor", "median", "max",
+                                                 "status", "bytes"))
+        print("  %-20s %10s %10s" % ("/restconf (api root)", fmt_ms(api), ""))
+        for name, anc, ts, st, nb in rows:
+            print("  %-20s %10s %10s %10s %8d %10d" % (name, fmt_ms(anc),
+                                                      fmt_ms(mc.median(ts)),
+                                                      fmt_ms(max(ts)), st, nb))
+        for t, n, nb, st, te in lists:
+            print("  route list: %d routes, %.1f MB in %.2f s = %.0f routes/s "
+                  "(status %d%s)" % (n, nb / 1e6, t, n / t if t else 0, st,
+                                     ", " + te if te else ""))
+        sl = small_during.lat
+        print("  small GET (state/fpm) during the route-list GETs: %d requests, "
+              "median %s ms, p99 %s ms, max %s ms%s" %
+              (len(sl), fmt_ms(mc.median(sl)), fmt_ms(mc.pct(sl, 99)),
+               fmt_ms(max(sl) if sl else 0),
+               ", failures %s" % small_during.bad[:5] if small_during.bad else ""))
+        if full:
+            print("  full GET /state: %.2f s, %.1f MB, status %d, RSS peak %d MiB" %
+                  (full[0], full[1] / 1e6, full[2], full[3] // 1024))
+        print("  write (POST one static route + startup file rewrite), %d: median %s ms,"
+              " p99 %s ms, max %s ms" % (len(wl), fmt_ms(mc.median(wl)),
+                                         fmt_ms(mc.pct(wl, 99)), fmt_ms(max(wl))))
+        pl = probe.lat
+        print("  loop probe (GET /restconf every 20 ms, whole run): %d requests, "
+              "p99 %s ms, max %s ms" % (len(pl), fmt_ms(mc.pct(pl, 99)),
+                                        fmt_ms(max(pl) if pl else 0)))
+        if lag:
+            print("  daemon's loop lag: recent %.2f ms, max %.2f ms" % lag)
+        if loop:
+            print("  daemon's loop state: %s" % loop)
+        print("  RSS: empty table %d MiB, steady with the table %d MiB, peak during "
+              "route-list GETs %d MiB, after them %d MiB" %
+              (rss_empty // 1024, rss_steady // 1024, sampler.peak_kb // 1024,
+               rss_after_lists // 1024))
+    finally:
+        if d:
+            d.stop(timeout=60)
+        topo.destroy()
+        if not a.f:
+            os.unlink(nets)
+
+
+if __name__ == "__main__":
+    main()
