@@ -10,6 +10,7 @@
 #ifndef CELLGATE_LOOPMON_H
 #define CELLGATE_LOOPMON_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #define LOOPMON_INTERVAL_MS 10
@@ -23,18 +24,29 @@ extern const uint32_t loopmon_bounds_us[LOOPMON_BUCKETS];
 struct loopmon_stats {
 	uint64_t ticks, lag_total_us;
 	uint32_t lag_max_us;
+	/*
+	 * busy: the part of a lag the control thread was itself running (its CPU
+	 * time from arming to firing, at most the lag): work that did not yield.
+	 * The rest of a lag is time the kernel did not run the thread at all
+	 * (other processes on the CPUs).
+	 */
+	uint32_t busy_max_us;
 	uint64_t lag_max_rt_ms; /* CLOCK_REALTIME of lag_max, 0 = none */
 	uint64_t le[LOOPMON_BUCKETS]; /* ticks with lag <= loopmon_bounds_us[i] */
 	struct {
 		uint64_t second; /* monotonic second + 1 the slot holds, 0 = none */
-		uint32_t max_us;
+		uint32_t max_us, busy_max_us;
 	} win[LOOPMON_WINDOW_S];
 };
 
-/* One timer run with `lag_us`, at monotonic `now_ms` (and CLOCK_REALTIME `rt_ms`). */
-void loopmon_record(struct loopmon_stats *s, uint64_t now_ms, uint64_t rt_ms, uint64_t lag_us);
-/* The worst lag of the last LOOPMON_WINDOW_S seconds before monotonic `now_ms`. */
-uint32_t loopmon_recent_us(const struct loopmon_stats *s, uint64_t now_ms);
+/*
+ * One timer run with `lag_us`, of which the thread ran `busy_us`, at monotonic
+ * `now_ms` (and CLOCK_REALTIME `rt_ms`).
+ */
+void loopmon_record(struct loopmon_stats *s, uint64_t now_ms, uint64_t rt_ms, uint64_t lag_us,
+                    uint64_t busy_us);
+/* The worst lag (busy: its busy part) of the last LOOPMON_WINDOW_S seconds before `now_ms`. */
+uint32_t loopmon_recent_us(const struct loopmon_stats *s, uint64_t now_ms, bool busy);
 
 struct event_base;
 struct loopmon;

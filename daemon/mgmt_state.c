@@ -178,8 +178,10 @@ static void state_loop(FILE *out, const struct control *ctl)
 {
 	const struct loopmon_stats *ls = loopmon_stats(ctl->loop);
 
+	uint64_t now = mono_ms();
+
 	fprintf(out, ",\"loop\":{\"interval\":%u,\"lag-recent\":%u,\"lag-max\":%u",
-	        LOOPMON_INTERVAL_MS * 1000, loopmon_recent_us(ls, mono_ms()), ls->lag_max_us);
+	        LOOPMON_INTERVAL_MS * 1000, loopmon_recent_us(ls, now, false), ls->lag_max_us);
 	if (ls->lag_max_rt_ms)
 		json_time(out, "lag-max-time", ls->lag_max_rt_ms);
 	fprintf(out, ",\"ticks\":\"%lu\",\"lag-total\":\"%lu\",\"lag-bucket\":[", ls->ticks,
@@ -187,7 +189,8 @@ static void state_loop(FILE *out, const struct control *ctl)
 	for (unsigned i = 0; i < LOOPMON_BUCKETS; i++)
 		fprintf(out, "%s{\"upper-bound\":%u,\"ticks\":\"%lu\"}", i ? "," : "",
 		        loopmon_bounds_us[i], ls->le[i]);
-	fputs("]}", out);
+	fprintf(out, "],\"busy-recent\":%u,\"busy-max\":%u}", loopmon_recent_us(ls, now, true),
+	        ls->busy_max_us);
 }
 
 static void state_neighbors(FILE *out, const struct control *ctl)

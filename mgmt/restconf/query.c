@@ -10,7 +10,6 @@
  * "longer-prefixes").
  */
 #include <event2/http.h>
-#include <event2/keyvalq_struct.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -95,45 +94,72 @@ static int std_param(const char *key, const char *v, struct rc_get_params *p)
 	return 1;
 }
 
-int rc_get_params_parse(const char *query, struct rc_get_params *p, struct restconf_err *err)
+/* Check and record one key=value (decoded); 0, or -1 with err filled. */
+static int one_param(const char *key, const char *value, struct rc_get_params *p,
+                     struct restconf_err *err)
 {
 	static const char *const refused[] = {"where", "sort-by", "direction", "locale",
 	                                      "sublist-limit"};
-	struct evkeyvalq q = {0};
-	struct evkeyval *kv;
+	int k = std_param(key, value, p);
+	bool known = false;
+
+	if (k == 0)
+		k = page_param(key, value, &p->page);
+	if (k > 0)
+		return 0;
+	if (k < 0) {
+		rc_err_set(err, 400, "invalid-value", NULL, "bad value '%.64s' for %.64s", value,
+		           key);
+		return -1;
+	}
+	for (unsigned i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
+		known |= !strcmp(key, refused[i]);
+	if (known)
+		rc_err_set(err, 400, "invalid-value", NULL,
+		           "query parameter '%.64s' is not supported; the route list is filtered "
+		           "with prefix=A.B.C.D/N (and longer)",
+		           key);
+	else
+		rc_err_set(err, 400, "invalid-value", NULL,
+		           "query parameter '%.64s' is not supported (content, depth, fields; on "
+		           "the route list limit, offset, cursor, prefix, longer)",
+		           key);
+	return -1;
+}
+
+/*
+ * RFC 3986 query: name[=value] pairs separated by '&', percent-encoded. A
+ * name without '=' (longer) has an empty value; evhttp's parser refuses those.
+ */
+int rc_get_params_parse(const char *query, struct rc_get_params *p, struct restconf_err *err)
+{
+	char *copy, *save = NULL;
 	int rc = 0;
 
 	memset(p, 0, sizeof(*p));
 	if (!query || !*query)
 		return 0;
-	if (evhttp_parse_query_str(query, &q) != 0) {
-		rc_err_set(err, 400, "malformed-message", NULL, "cannot parse the query string");
+	if (!(copy = strdup(query))) {
+		rc_err_set(err, 500, "operation-failed", NULL, "out of memory");
 		return -1;
 	}
-	for (kv = q.tqh_first; kv && !rc; kv = kv->next.tqe_next) {
-		int k = std_param(kv->key, kv->value, p);
+	for (char *pair = strtok_r(copy, "&", &save); pair && !rc; pair = strtok_r(NULL, "&", &save)) {
+		char *eq = strchr(pair, '='), *key, *value;
 
-		if (k == 0)
-			k = page_param(kv->key, kv->value, &p->page);
-		if (k < 0) {
-			rc_err_set(err, 400, "invalid-value", NULL, "bad value '%.64s' for %s",
-			           kv->value, kv->key);
+		if (eq)
+			*eq = '\0';
+		key = evhttp_uridecode(pair, 1, NULL);
+		value = evhttp_uridecode(eq ? eq + 1 : "", 1, NULL);
+		if (!key || !value) {
+			rc_err_set(err, 500, "operation-failed", NULL, "out of memory");
 			rc = -1;
-		} else if (k == 0) {
-			bool known = false;
-			for (unsigned i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
-				known |= !strcmp(kv->key, refused[i]);
-			rc_err_set(err, 400, "invalid-value", NULL,
-			           known ? "query parameter '%.64s' is not supported; the route list "
-			                   "is filtered with prefix=A.B.C.D/N (and longer)"
-			                 : "query parameter '%.64s' is not supported (content, depth, "
-			                   "fields; on the route list limit, offset, cursor, prefix, "
-			                   "longer)",
-			           kv->key);
-			rc = -1;
+		} else {
+			rc = one_param(key, value, p, err);
 		}
+		free(key);
+		free(value);
 	}
-	evhttp_clear_headers(&q);
+	free(copy);
 	if (!rc && p->page.longer && !p->page.has_prefix) {
 		rc_err_set(err, 400, "invalid-value", NULL, "longer needs prefix=A.B.C.D/N");
 		rc = -1;

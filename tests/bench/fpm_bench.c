@@ -7,7 +7,7 @@
  * zebra reconnect causes, where every route is re-announced unchanged.
  *
  *   fpm_bench -f PREFIXES -p CELLGATED_PID -s STATS_JSON -o OIF,OIF [-g] [-n MAX]
- *             [-a ADDRESS] [-P PORT] [-m load|replay]
+ *             [-a ADDRESS] [-P PORT] [-m load|replay] [-i POLL_MS]
  *
  *   -g   next-hop-group mode: 2 gateway objects and an ECMP group, routes name
  *        one of the three by RTA_NH_ID (zebra's default); without -g every
@@ -16,6 +16,8 @@
  *   -m   only the load (a first session: wait until every route is installed)
  *        or only the replay (a new session re-announcing a table cellgated
  *        has already: wait until every route is reconfirmed); default both
+ *   -i   how often to ask for stats.json while waiting (default 5 ms; each is
+ *        a SIGUSR1 and an fsync'd file in cellgated's control loop)
  *
  * Run it inside cellgated's network namespace (fpm-bench.sh does all this).
  */
@@ -45,6 +47,7 @@ struct opts {
 	uint32_t oif[2];
 	int groups;
 	const char *mode; /* NULL = load then replay */
+	unsigned poll_ms;
 };
 
 static void die(const char *what)
@@ -158,7 +161,7 @@ static double run(const struct opts *o, const struct fpm_buf *b, const char *key
 	send_all(*fd, b->p, b->len);
 	*sent_s = mono_s() - t0;
 	while (stats_get(o, key) < target)
-		usleep(5000);
+		usleep(o->poll_ms * 1000);
 	return mono_s() - t0;
 }
 
@@ -179,13 +182,13 @@ static void rss(pid_t pid, long *rss_kb, long *hwm_kb)
 
 int main(int argc, char **argv)
 {
-	struct opts o = {.addr = "127.0.0.1", .port = 2620};
+	struct opts o = {.addr = "127.0.0.1", .port = 2620, .poll_ms = 5};
 	struct fpm_buf b = {0};
 	int ch, fd, fd2;
 	double sent, sent2;
 	long r0, h0, r1, h1;
 
-	while ((ch = getopt(argc, argv, "f:p:s:o:gn:a:P:m:")) != -1) {
+	while ((ch = getopt(argc, argv, "f:p:s:o:gn:a:P:m:i:")) != -1) {
 		switch (ch) {
 		case 'f':
 			o.prefixes = optarg;
@@ -213,6 +216,9 @@ int main(int argc, char **argv)
 			break;
 		case 'm':
 			o.mode = optarg;
+			break;
+		case 'i':
+			o.poll_ms = (unsigned)strtoul(optarg, NULL, 10);
 			break;
 		default:
 			fprintf(stderr, "usage: see the comment at the top of fpm_bench.c\n");

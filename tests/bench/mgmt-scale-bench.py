@@ -28,9 +28,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "tests", "lab"))
-sys.path.insert(0, HERE)
 import lab  # noqa: E402
-import mgmtclient as mc  # noqa: E402
+import httpunix as mc  # noqa: E402
 
 DATA = "/restconf/data/cellgate:cellgate"
 STATE = DATA + "/state"
@@ -38,7 +37,7 @@ SMALL = [("metrics", "/metrics"),
          ("state/port", STATE + "/port"),
          ("state/fpm", STATE + "/fpm"),
          ("state/neighbor", STATE + "/neighbor"),
-         ("state/fib (counts)", STATE + "/fib?depth=1"),
+         ("state/fib (counts)", STATE + "/fib?fields=routes;nexthops;source"),
          ("state/fib/source", STATE + "/fib/source"),
          ("one route", STATE + "/fib/route=10.20.0.0%2F24")]
 

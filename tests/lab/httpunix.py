@@ -82,10 +82,10 @@ class Prober(threading.Thread):
         self.sock, self.path = sock, path
         self.interval, self.timeout = interval, timeout
         self.lat, self.bad = [], []
-        self._stop = threading.Event()
+        self._halt = threading.Event()
 
     def run(self):
-        while not self._stop.is_set():
+        while not self._halt.is_set():
             t = time.monotonic()
             try:
                 r = get(self.sock, self.path, timeout=self.timeout)
@@ -94,10 +94,10 @@ class Prober(threading.Thread):
             except OSError as e:
                 self.bad.append(str(e))
             self.lat.append(time.monotonic() - t)
-            self._stop.wait(max(0.0, self.interval - (time.monotonic() - t)))
+            self._halt.wait(max(0.0, self.interval - (time.monotonic() - t)))
 
     def stop(self):
-        self._stop.set()
+        self._halt.set()
         self.join()
         return self
 
@@ -109,15 +109,15 @@ class RssSampler(threading.Thread):
         super().__init__(daemon=True)
         self.pid, self.interval = pid, interval
         self.peak_kb = 0
-        self._stop = threading.Event()
+        self._halt = threading.Event()
 
     def run(self):
-        while not self._stop.is_set():
+        while not self._halt.is_set():
             self.peak_kb = max(self.peak_kb, rss_kb(self.pid))
-            self._stop.wait(self.interval)
+            self._halt.wait(self.interval)
 
     def stop(self):
-        self._stop.set()
+        self._halt.set()
         self.join()
         self.peak_kb = max(self.peak_kb, rss_kb(self.pid))
         return self

@@ -1,0 +1,269 @@
+"""Management at scale: 200,000 routes over FPM (tests/bench/fpm_bench, a
+zebra-like stream), with snmpd and a stand-in for systemd's watchdog.
+
+While a full route-list GET streams, snmpbulkwalk reads every CELLGATE-MIB
+and ATM-MIB table and zebra replays the whole table (a reconnect), small
+GETs and /metrics must answer within 100 ms, the daemon's own loop-lag
+gauge must stay under 50 ms (its busy part, the daemon's own work, at
+every tick; the wall-clock lag, which adds the kernel's scheduling on a
+shared 2-CPU machine, at the 99th percentile), and every watchdog ping
+must arrive on time (WATCHDOG_USEC, a datagram socket as NOTIFY_SOCKET). After 20 full
+route-list GETs the daemon's RSS is back within 10 % of what it was.
+The route list is checked too: its order and count, paging with limit and
+cursor, the prefix filter, one route; and `promtool check metrics` on a
+scrape. The thresholds are the same for the ASan build: a stream slice and
+an FPM read are bounded in time, not in routes, so they hold there as well.
+"""
+
+import json
+import os
+import shutil
+import socket
+import struct
+import subprocess
+import tempfile
+import threading
+import time
+
+import pytest
+
+import httpunix as hc
+import lab
+from conftest import start_router
+from test_snmp import COMMUNITY, SNMPD_PORT, Snmp
+
+ROUTES = 200000
+WATCHDOG_USEC = 1000000
+SO_TIMESTAMPNS = 35  # asm-generic/socket.h (Python's socket module lacks the name)
+SMALL_MS = 100   # small GETs and /metrics, under load
+LAG_MS = 50      # the daemon's loop lag, under load
+DATA = "/restconf/data/cellgate:cellgate"
+STATE = DATA + "/state"
+ROUTE = STATE + "/fib/route"
+
+
+def _nets(path, n):
+    """n distinct IPv4 prefixes of mixed lengths, none in 10/8 (the lab's)."""
+    with open(path, "w") as f:
+        k = 0
+        for a in range(1, 224):
+            if a in (10, 127):
+                continue
+            for b in range(256):
+                for c in range(0, 256, 64):
+                    f.write("%d.%d.%d.0/%d\n" % (a, b, c, (18, 20, 22, 24)[(a + b + c) % 4]))
+                    k += 1
+                    if k == n:
+                        return
+
+
+class Watchdog(threading.Thread):
+    """NOTIFY_SOCKET stand-in: when each WATCHDOG=1 datagram arrived, as the
+    kernel stamped it (SO_TIMESTAMPNS), not when this busy process got to it."""
+
+    def __init__(self, path):
+        super().__init__(daemon=True)
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.sock.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
+        self.sock.bind(path)
+        self.sock.settimeout(0.2)
+        self.pings, self.stop_ev = [], threading.Event()
+
+    def run(self):
+        while not self.stop_ev.is_set():
+            try:
+                msg, anc, _, _ = self.sock.recvmsg(4096, socket.CMSG_SPACE(16))
+            except socket.timeout:
+                continue
+            t = time.time()
+            for level, typ, data in anc:
+                if level == socket.SOL_SOCKET and typ == SO_TIMESTAMPNS:
+                    sec, nsec = struct.unpack("qq", data[:16])
+                    t = sec + nsec / 1e9
+            if b"WATCHDOG=1" in msg:
+                self.pings.append(t)
+
+    def stop(self):
+        self.stop_ev.set()
+        self.join()
+        self.sock.close()
+
+
+@pytest.fixture(scope="module")
+def scale(request, topo, cellgated_bin):
+    d = tempfile.mkdtemp(prefix="cglab-scale-")
+    os.chmod(d, 0o755)
+    request.addfinalizer(lambda: shutil.rmtree(d, ignore_errors=True))
+    fpm_bench = os.path.join(os.path.dirname(cellgated_bin), "..", "tests", "bench",
+                             "fpm_bench")
+    assert os.access(fpm_bench, os.X_OK), "fpm_bench not built next to cellgated: " + fpm_bench
+    nets = os.path.join(d, "nets")
+    _nets(nets, ROUTES)
+    snmp = Snmp(topo)
+    request.addfinalizer(lambda: (snmp.stop(), shutil.rmtree(snmp.dir, ignore_errors=True)))
+    snmp.start_snmpd()
+    wd = Watchdog(os.path.join(d, "notify.sock"))
+    wd.start()
+    request.addfinalizer(wd.stop)
+    cfg = lab.default_config(worker_cpu=[1], extra_port={
+        p: {"rx-ring-frames": 1024, "tx-ring-frames": 64} for p in ("eth0", "eth1", "eth2")})
+    cfg["cellgate:cellgate"]["snmp"] = {"agentx-socket": snmp.socket, "ping-interval": 2}
+    env = dict(os.environ, NOTIFY_SOCKET=os.path.join(d, "notify.sock"),
+               WATCHDOG_USEC=str(WATCHDOG_USEC))
+    router = start_router(request, topo, cellgated_bin, config=cfg, env=env)
+    sock = os.path.join(router.rundir, "restconf.sock")
+    ifx = lambda dev: topo.link("r", dev)["ifindex"]
+    feed = [fpm_bench, "-f", nets, "-p", str(router.proc.pid), "-s",
+            os.path.join(router.rundir, "stats.json"), "-o",
+            "%d,%d" % (ifx("r-h2"), ifx("r-h3")), "-i", "100"]
+    topo.exec("r", feed + ["-m", "load"], timeout=300, check=True)
+    assert lab.wait_for(snmp.answers, 15), "the subagent never registered"
+    return {"d": router, "sock": sock, "snmp": snmp, "wd": wd, "feed": feed, "topo": topo}
+
+
+def _state(sock, sub):
+    r = hc.get(sock, STATE + "/" + sub, timeout=60)
+    assert r.status == 200, r
+    return r.json()["cellgate:" + sub.split("?")[0].split("/")[-1]]
+
+
+def test_route_list_order_count_paging(scale):
+    sock = scale["sock"]
+    n = int(_state(sock, "fib/routes"))
+    assert n >= ROUTES
+    r = hc.get(sock, ROUTE, timeout=300)
+    assert r.status == 200 and r.headers.get("transfer-encoding") == "chunked", r
+    routes = r.json()["cellgate:route"]
+    assert len(routes) == n
+    key = lambda p: (tuple(int(x) for x in p.split("/")[0].split(".")), int(p.split("/")[1]))
+    keys = [key(x["prefix"]) for x in routes]
+    assert keys == sorted(keys) and len(set(keys)) == len(keys)
+    # Pages of 1000 chained by the cursor give the same list; the last page says 0 remain.
+    got, cursor = [], None
+    for _ in range(3):
+        q = "?limit=1000" + ("&cursor=" + cursor.replace("/", "%2F") if cursor else "")
+        page = hc.get(sock, ROUTE + q)
+        assert page.status == 200
+        got += [x["prefix"] for x in page.json()["cellgate:route"]]
+        cursor = page.headers["cellgate-next-cursor"]
+        assert int(page.headers["cellgate-remaining"]) == n - len(got)
+    assert got == [x["prefix"] for x in routes[:3000]]
+    off = hc.get(sock, ROUTE + "?limit=5&offset=2500").json()["cellgate:route"]
+    assert [x["prefix"] for x in off] == [x["prefix"] for x in routes[2500:2505]]
+    # prefix P with longer: P and everything inside it, nothing else.
+    inside = [x for x in routes if x["prefix"].startswith("20.")]
+    r = hc.get(sock, ROUTE + "?prefix=20.0.0.0%2F8&longer")
+    assert [x["prefix"] for x in r.json()["cellgate:route"]] == [x["prefix"] for x in inside]
+    one = hc.get(sock, ROUTE + "=" + inside[0]["prefix"].replace("/", "%2F"))
+    assert one.status == 200 and one.json()["cellgate:route"] == [inside[0]]
+    assert hc.get(sock, ROUTE + "=20.0.0.0%2F31").status == 404
+    assert hc.get(sock, ROUTE + "?where=x").status == 400
+    assert hc.get(sock, STATE + "/port?limit=3").status == 400
+
+
+def test_small_gets_while_big_work_runs(scale):
+    sock, snmp, topo = scale["sock"], scale["snmp"], scale["topo"]
+    small = [STATE + "/port", STATE + "/fpm", STATE + "/fib?fields=routes;source",
+             ROUTE + "=10.20.0.0%2F24", "/metrics"]
+    probes = [hc.Prober(sock, p, interval=0.05) for p in small]
+    lags, lists, stop = [], [], threading.Event()
+
+    def loop():
+        return hc.get(sock, STATE + "/loop", timeout=60).json()["cellgate:loop"]
+
+    def lag_reader():  # the daemon's own gauge, worst of the last 10 s
+        while not stop.is_set():
+            lags.append(loop())
+            stop.wait(0.5)
+
+    def route_lists():  # curl, not this process: its threads would wait on each other
+        while not stop.is_set():
+            p = subprocess.run(["curl", "-s", "-f", "-o", "/dev/null", "--max-time", "300",
+                                "--unix-socket", sock, "http://localhost" + ROUTE],
+                               timeout=310)
+            lists.append(p.returncode)
+
+    def walks():
+        for oid in (".1.3.6.1.4.1.32473", ".1.3.6.1.2.1.37"):
+            p = topo.exec("r", ["snmpbulkwalk", "-v2c", "-c", COMMUNITY, "-On", "-t", "5",
+                                "-Cr25", "127.0.0.1:%d" % SNMPD_PORT, oid], timeout=120)
+            assert p.returncode == 0, p.stderr
+
+    # The loop is quiet before: what follows is the load's doing.
+    time.sleep(1)
+    before = loop()
+    ths = [threading.Thread(target=f, daemon=True) for f in (lag_reader, route_lists)]
+    for t in probes + ths:
+        t.start()
+    t0 = time.monotonic()
+    w = threading.Thread(target=walks)
+    w.start()
+    replay = topo.exec("r", scale["feed"] + ["-m", "replay"], timeout=300)
+    w.join()
+    stop.set()
+    for t in ths:
+        t.join(timeout=300)
+    for p in probes:
+        p.stop()
+    took = time.monotonic() - t0
+    assert replay.returncode == 0, replay.stdout + replay.stderr
+    assert lists and not any(lists), lists  # full route lists, all complete
+    after = loop()
+    print("DIAG", [(x["lag-recent"], x["busy-recent"]) for x in lags], after["lag-max"], after["busy-max"], [(p.path, sorted(p.lat)[-3:]) for p in probes], replay.stdout)
+    for path, p in zip(small, probes):
+        assert not p.bad, (path, p.bad[:5])
+        assert len(p.lat) >= took / 0.2, (path, len(p.lat), took)
+        assert max(p.lat) * 1000 <= SMALL_MS, (path, sorted(p.lat)[-5:])
+    after = loop()
+    # The daemon's own work never held the loop for LAG_MS (its busy part,
+    # CPU time), and 99 % of the timer runs of this phase were less than
+    # LAG_MS late, the kernel's scheduling of a shared machine included.
+    busy = max(x["busy-recent"] for x in lags + [after]) / 1000.0
+    assert busy < LAG_MS, ("loop busy %.1f ms" % busy, lags)
+    bounds = [b["upper-bound"] for b in after["lag-bucket"]]
+    le = [int(a["ticks"]) - int(b["ticks"])
+          for a, b in zip(after["lag-bucket"], before["lag-bucket"])]
+    ticks = int(after["ticks"]) - int(before["ticks"])
+    assert ticks >= took * 50, (ticks, took)  # a 10 ms timer: it kept running
+    p99 = next(b for b, n in zip(bounds, le) if n >= 0.99 * ticks)
+    assert p99 <= LAG_MS * 1000, ("loop lag p99 <= %d us" % p99, list(zip(bounds, le)), ticks)
+
+
+def test_watchdog_every_ping_on_time(scale):
+    pings = list(scale["wd"].pings)
+    assert len(pings) >= 10, pings
+    gaps = [b - a for a, b in zip(pings, pings[1:])]
+    # None missed: one every WATCHDOG_USEC/2 from the first to the last.
+    assert len(pings) >= (pings[-1] - pings[0]) / (WATCHDOG_USEC / 2e6) * 0.9, gaps
+    # sd_notify every WATCHDOG_USEC/2; systemd kills after WATCHDOG_USEC without one.
+    assert max(gaps) < WATCHDOG_USEC / 1e6, sorted(gaps)[-5:]
+
+
+def test_rss_returns_after_route_lists(scale):
+    sock, pid = scale["sock"], scale["d"].proc.pid
+    hc.get(sock, ROUTE, sink=lambda b: None, timeout=300)  # warm: buffers sized once
+    steady = hc.rss_kb(pid)
+    sampler = hc.RssSampler(pid)
+    sampler.start()
+    for _ in range(20):
+        assert hc.get(sock, ROUTE, sink=lambda b: None, timeout=300).status == 200
+    sampler.stop()
+    after = hc.rss_kb(pid)
+    assert after <= steady * 1.10, (steady, after)
+    # The stream's own memory: a slice, not the list.
+    assert sampler.peak_kb - steady < 64 * 1024, (steady, sampler.peak_kb)
+
+
+def test_promtool_checks_a_scrape(scale):
+    if not shutil.which("promtool"):
+        pytest.fail("promtool missing: tests/deps.sh installs Debian's prometheus")
+    r = hc.get(scale["sock"], "/metrics")
+    assert r.status == 200
+    p = subprocess.run(["promtool", "check", "metrics"], input=r.body, capture_output=True,
+                       timeout=60)
+    assert p.returncode == 0, (p.stdout + p.stderr).decode()
+    text = r.body.decode()
+    assert "cellgate_fib_routes %d" % int(_state(scale["sock"], "fib/routes")) in text
+    assert "cellgate_loop_lag_seconds_bucket{le=\"+Inf\"}" in text
+    assert "{}" not in text and "_total_total" not in text
+    assert json.loads(hc.get(scale["sock"], STATE + "/loop").body)["cellgate:loop"]["ticks"]
