@@ -14,6 +14,7 @@ snmpd snmp snmptrapd smitools
 python3 python3-scapy python3-pytest python3-pyroute2
 libloc-database location
 frr
+prometheus
 "
 
 if [ "${1:-}" = "--list" ]; then

@@ -56,11 +56,19 @@ def nets_file(path):
     return tmp
 
 
-def time_gets(sock, path, n):
+TIMEOUT = 300  # seconds a GET may take before it is reported as timed out
+
+
+def time_gets(sock, path, n, timeout=TIMEOUT):
+    """[(seconds, status, bytes)]; a GET that times out counts as `timeout` s, status 0."""
     res = []
     for _ in range(n):
-        r = mc.get(sock, path, sink=lambda b: None)
-        res.append((r.elapsed, r.status, r.nbytes))
+        t = time.monotonic()
+        try:
+            r = mc.get(sock, path, sink=lambda b: None, timeout=timeout)
+            res.append((r.elapsed, r.status, r.nbytes))
+        except OSError:
+            res.append((time.monotonic() - t, 0, 0))
     return res
 
 
@@ -148,10 +156,20 @@ def main():
 
         probe = mc.Prober(sock, "/restconf", 0.02)
         probe.start()
+        print("with %d routes in the FIB (anchor: the same GET before the load, "
+              "0 FPM routes); medians of %d, ms; RSS steady %d MiB" %
+              (nroutes, a.gets, rss_steady // 1024), flush=True)
+        print("  %-20s %10s %10s %10s %8s %10s" % ("GET", "anchor", "median", "max",
+                                                 "status", "bytes"))
+        print("  %-20s %10s" % ("/restconf (api root)", fmt_ms(api)), flush=True)
         rows = []
         for name, path in SMALL:
             g = time_gets(sock, path, a.gets)
             rows.append((name, anchor[name], [t for t, _, _ in g], g[-1][1], g[-1][2]))
+            ts = rows[-1][2]
+            print("  %-20s %10s %10s %10s %8d %10d" % (name, fmt_ms(anchor[name]),
+                                                      fmt_ms(mc.median(ts)), fmt_ms(max(ts)),
+                                                      g[-1][1], g[-1][2]), flush=True)
 
         # Route list, with a small GET probing alongside and the RSS sampled.
         lists, small_during = [], mc.Prober(sock, STATE + "/fpm", 0.02)
@@ -160,9 +178,17 @@ def main():
         small_during.start()
         for _ in range(a.lists):
             rcnt = RouteCounter()
-            r = mc.get(sock, STATE + "/fib/route", sink=rcnt, timeout=1800)
-            lists.append((r.elapsed, rcnt.n, r.nbytes, r.status,
-                          r.headers.get("transfer-encoding", "")))
+            t = time.monotonic()
+            try:
+                r = mc.get(sock, STATE + "/fib/route", sink=rcnt, timeout=1800)
+                lists.append((r.elapsed, rcnt.n, r.nbytes, r.status,
+                              r.headers.get("transfer-encoding", "")))
+            except OSError as e:
+                lists.append((time.monotonic() - t, rcnt.n, 0, 0, str(e)))
+            t, n, nb, st, te = lists[-1]
+            print("  route list: %d routes, %.1f MB in %.2f s = %.0f routes/s "
+                  "(status %d%s)" % (n, nb / 1e6, t, n / t if t else 0, st,
+                                     ", " + te if te else ""), flush=True)
         small_during.stop()
         sampler.stop()
         rss_after_lists = mc.rss_kb(pid)
@@ -171,9 +197,11 @@ def main():
         if a.full_state:
             s2 = mc.RssSampler(pid)
             s2.start()
-            r = mc.get(sock, STATE, sink=lambda b: None, timeout=3600)
+            g = time_gets(sock, STATE, 1, timeout=3600)[0]
             s2.stop()
-            full = (r.elapsed, r.nbytes, r.status, s2.peak_kb)
+            full = (g[0], g[2], g[1], s2.peak_kb)
+            print("  full GET /state: %.2f s, %.1f MB, status %d, RSS peak %d MiB" %
+                  (full[0], full[1] / 1e6, full[2], full[3] // 1024), flush=True)
 
         # Writes: add static routes one by one (each rewrites the startup file).
         wl = []
@@ -190,28 +218,12 @@ def main():
         lag = loop_lag(sock)
         loop = lag_p99(sock)
 
-        print("\nwith %d routes in the FIB (anchor: the same GET before the load, "
-              "0 FPM routes); medians of %d, ms" % (nroutes, a.gets))
-        print("  %-20s %10s %10s %10s %8s %10s" % ("GET", "anchor", "median", "max",
-                                                 "status", "bytes"))
-        print("  %-20s %10s %10s" % ("/restconf (api root)", fmt_ms(api), ""))
-        for name, anc, ts, st, nb in rows:
-            print("  %-20s %10s %10s %10s %8d %10d" % (name, fmt_ms(anc),
-                                                      fmt_ms(mc.median(ts)),
-                                                      fmt_ms(max(ts)), st, nb))
-        for t, n, nb, st, te in lists:
-            print("  route list: %d routes, %.1f MB in %.2f s = %.0f routes/s "
-                  "(status %d%s)" % (n, nb / 1e6, t, n / t if t else 0, st,
-                                     ", " + te if te else ""))
         sl = small_during.lat
         print("  small GET (state/fpm) during the route-list GETs: %d requests, "
               "median %s ms, p99 %s ms, max %s ms%s" %
               (len(sl), fmt_ms(mc.median(sl)), fmt_ms(mc.pct(sl, 99)),
                fmt_ms(max(sl) if sl else 0),
                ", failures %s" % small_during.bad[:5] if small_during.bad else ""))
-        if full:
-            print("  full GET /state: %.2f s, %.1f MB, status %d, RSS peak %d MiB" %
-                  (full[0], full[1] / 1e6, full[2], full[3] // 1024))
         print("  write (POST one static route + startup file rewrite), %d: median %s ms,"
               " p99 %s ms, max %s ms" % (len(wl), fmt_ms(mc.median(wl)),
                                          fmt_ms(mc.pct(wl, 99)), fmt_ms(max(wl))))
