@@ -7,7 +7,7 @@
  * zebra reconnect causes, where every route is re-announced unchanged.
  *
  *   fpm_bench -f PREFIXES -p CELLGATED_PID -s STATS_JSON -o OIF,OIF [-g] [-n MAX]
- *             [-a ADDRESS] [-P PORT] [-m load|replay] [-i POLL_MS]
+ *             [-a ADDRESS] [-P PORT] [-m load|replay] [-i POLL_MS] [-k SECONDS]
  *
  *   -g   next-hop-group mode: 2 gateway objects and an ECMP group, routes name
  *        one of the three by RTA_NH_ID (zebra's default); without -g every
@@ -18,6 +18,8 @@
  *        has already: wait until every route is reconfirmed); default both
  *   -i   how often to ask for stats.json while waiting (default 5 ms; each is
  *        a SIGUSR1 and an fsync'd file in cellgated's control loop)
+ *   -k   keep the last session open this long before closing it (a session
+ *        that ends before it settles sweeps nothing)
  *
  * Run it inside cellgated's network namespace (fpm-bench.sh does all this).
  */
@@ -47,7 +49,7 @@ struct opts {
 	uint32_t oif[2];
 	int groups;
 	const char *mode; /* NULL = load then replay */
-	unsigned poll_ms;
+	unsigned poll_ms, keep_s;
 };
 
 static void die(const char *what)
@@ -111,7 +113,7 @@ static long stats_get(const struct opts *o, const char *key)
 	unlink(o->stats);
 	if (kill(o->pid, SIGUSR1) != 0)
 		die("cellgated pid");
-	for (int i = 0; i < 2000; i++) {
+	for (int i = 0; i < 20000; i++) { /* up to 10 s: a busy machine */
 		if ((f = fopen(o->stats, "r")) != NULL)
 			break;
 		usleep(500);
@@ -188,7 +190,7 @@ int main(int argc, char **argv)
 	double sent, sent2;
 	long r0, h0, r1, h1;
 
-	while ((ch = getopt(argc, argv, "f:p:s:o:gn:a:P:m:i:")) != -1) {
+	while ((ch = getopt(argc, argv, "f:p:s:o:gn:a:P:m:i:k:")) != -1) {
 		switch (ch) {
 		case 'f':
 			o.prefixes = optarg;
@@ -219,6 +221,9 @@ int main(int argc, char **argv)
 			break;
 		case 'i':
 			o.poll_ms = (unsigned)strtoul(optarg, NULL, 10);
+			break;
+		case 'k':
+			o.keep_s = (unsigned)strtoul(optarg, NULL, 10);
 			break;
 		default:
 			fprintf(stderr, "usage: see the comment at the top of fpm_bench.c\n");
@@ -258,6 +263,7 @@ replay:;
 		close(fd);
 	printf("replay: sent in %.3f s, all re-announced after %.3f s: %.2f M routes/s\n", sent2,
 	       t2, n / t2 / 1e6);
+	sleep(o.keep_s);
 	close(fd2);
 	free(b.p);
 	return 0;
