@@ -22,7 +22,7 @@
 #define FPM_BUF_SIZE       (1u << 20) /* stream buffer; always room for one whole frame */
 #define FPM_READ_BUDGET    (1u << 20) /* bytes per callback, so timers and signals keep running */
 #define FPM_RCVBUF         (4 << 20)  /* let zebra's replay run ahead of us without stalling it */
-#define FPM_SWEEP_CHUNK    8192u      /* stale routes removed per loop turn: ~5-10 ms of RIB work */
+#define FPM_SWEEP_CHUNK    8192u      /* stale routes removed per loop turn: <= ~16 ms measured */
 #define FPM_SETTLE_TICK    100        /* ms between settle checks */
 #define FPM_PREFETCH_AHEAD 8          /* frames; a route costs ~1 us, a cache miss ~0.1-0.3 us */
 
