@@ -19,10 +19,10 @@ machine is shared: the figures are medians of --gets runs).
 
 import argparse
 import os
-import re
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -88,27 +88,42 @@ class RouteCounter:
         self.tail = buf[-8:]
 
 
-def loop_lag(sock):
-    """(recent ms, max ms) from the daemon's own gauge, or None."""
+def loop_state(sock):
     try:
-        r = mc.get(sock, "/metrics", timeout=60)
-    except OSError:
-        return None
-    t = r.body.decode(errors="replace")
-    m1 = re.search(r"^cellgate_loop_lag_recent_seconds (\S+)$", t, re.M)
-    m2 = re.search(r"^cellgate_loop_lag_max_seconds (\S+)$", t, re.M)
-    if not (m1 and m2):
-        return None
-    return float(m1.group(1)) * 1000, float(m2.group(1)) * 1000
-
-
-def lag_p99(sock):
-    try:
-        r = mc.get(sock, STATE + "/loop", timeout=60)
-        j = r.json()["cellgate:loop"]
-        return j
+        return mc.get(sock, STATE + "/loop", timeout=60).json()["cellgate:loop"]
     except (OSError, ValueError, KeyError):
         return None
+
+
+def lag_pct(a, b, p):
+    """Upper bound (us) of the p-th percentile of the loop lag between two readings."""
+    n = int(b["ticks"]) - int(a["ticks"])
+    for x, y in zip(a["lag-bucket"], b["lag-bucket"]):
+        if int(y["ticks"]) - int(x["ticks"]) >= p / 100.0 * n:
+            return y["upper-bound"]
+    return None
+
+
+class LoopSampler(threading.Thread):
+    """The daemon's loop gauge every second: worst lag and busy part seen."""
+
+    def __init__(self, sock):
+        super().__init__(daemon=True)
+        self.sock, self.lag, self.busy = sock, 0, 0
+        self.halt = threading.Event()
+
+    def run(self):
+        while not self.halt.is_set():
+            st = loop_state(self.sock)
+            if st:
+                self.lag = max(self.lag, st["lag-recent"])
+                self.busy = max(self.busy, st["busy-recent"])
+            self.halt.wait(1)
+
+    def stop(self):
+        self.halt.set()
+        self.join()
+        return self
 
 
 def main():
@@ -119,6 +134,7 @@ def main():
     ap.add_argument("--gets", type=int, default=5, help="repeats of each small GET")
     ap.add_argument("--writes", type=int, default=50, help="static route adds timed")
     ap.add_argument("--lists", type=int, default=3, help="full route-list GETs")
+    ap.add_argument("--skip-small", action="store_true", help="no small GETs")
     ap.add_argument("--full-state", action="store_true",
                     help="also GET all of /state (minutes and GBs on an old build)")
     a = ap.parse_args()
@@ -151,11 +167,14 @@ def main():
         out = topo.exec("r", cmd, timeout=900, check=True).stdout
         print("".join("  fpm_bench: " + ln + "\n" for ln in out.splitlines()))
         nroutes = d.stats()["fib"]["routes"]
-        time.sleep(2)
+        # Steady state: the load (and its table growth) out of the loop gauge's 10 s window.
+        time.sleep(10.5)
         rss_steady = mc.rss_kb(pid)
 
         probe = mc.Prober(sock, "/restconf", 0.02)
         probe.start()
+        loop0, lsamp = loop_state(sock), LoopSampler(sock)
+        lsamp.start()
         print("with %d routes in the FIB (anchor: the same GET before the load, "
               "0 FPM routes); medians of %d, ms; RSS steady %d MiB" %
               (nroutes, a.gets, rss_steady // 1024), flush=True)
@@ -163,7 +182,7 @@ def main():
                                                  "status", "bytes"))
         print("  %-20s %10s" % ("/restconf (api root)", fmt_ms(api)), flush=True)
         rows = []
-        for name, path in SMALL:
+        for name, path in ([] if a.skip_small else SMALL):
             g = time_gets(sock, path, a.gets)
             rows.append((name, anchor[name], [t for t, _, _ in g], g[-1][1], g[-1][2]))
             ts = rows[-1][2]
@@ -215,8 +234,8 @@ def main():
         for i in range(a.writes):
             mc.request(sock, "DELETE", DATA + "/routing/static-route=10.201.%d.0%%2F24" % i)
         probe.stop()
-        lag = loop_lag(sock)
-        loop = lag_p99(sock)
+        lsamp.stop()
+        loop1 = loop_state(sock)
 
         sl = small_during.lat
         print("  small GET (state/fpm) during the route-list GETs: %d requests, "
@@ -231,14 +250,20 @@ def main():
         print("  loop probe (GET /restconf every 20 ms, whole run): %d requests, "
               "p99 %s ms, max %s ms" % (len(pl), fmt_ms(mc.pct(pl, 99)),
                                         fmt_ms(max(pl) if pl else 0)))
-        if lag:
-            print("  daemon's loop lag: recent %.2f ms, max %.2f ms" % lag)
-        if loop:
-            print("  daemon's loop state: %s" % loop)
+        if loop0 and loop1:
+            print("  daemon's loop lag over the measurements: p50 <= %.1f ms, p99 <= %.1f ms, "
+                  "worst seen %.1f ms (its busy part, the daemon's own work: worst %.1f ms); "
+                  "since start (the FPM load included): max %.1f ms, busy max %.1f ms" %
+                  (lag_pct(loop0, loop1, 50) / 1000, lag_pct(loop0, loop1, 99) / 1000,
+                   lsamp.lag / 1000, lsamp.busy / 1000, loop1["lag-max"] / 1000,
+                   loop1["busy-max"] / 1000))
+        else:
+            print("  daemon's loop lag: no gauge in this build")
         print("  RSS: empty table %d MiB, steady with the table %d MiB, peak during "
               "route-list GETs %d MiB, after them %d MiB" %
               (rss_empty // 1024, rss_steady // 1024, sampler.peak_kb // 1024,
                rss_after_lists // 1024))
+        print("  load average at the end: %s" % open("/proc/loadavg").read().split()[:3])
     finally:
         if d:
             d.stop(timeout=60)
