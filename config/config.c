@@ -83,8 +83,7 @@ static struct ly_ctx *cfg_raw_ctx_new(void)
 	return raw;
 }
 
-static int cfg_check_raw_prefixes(const struct cfg_pstate *ps, struct ly_ctx *raw,
-                                  const char *json)
+static int cfg_check_raw_prefixes(const struct cfg_pstate *ps, struct ly_ctx *raw, const char *json)
 {
 	const struct lyd_node *top, *rt, *route, *pfx;
 	struct lyd_node *tree = NULL;

@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #define LOOPMON_INTERVAL_MS 10
-#define LOOPMON_WINDOW_S    10   /* lag-recent: the worst of the last this many seconds */
+#define LOOPMON_WINDOW_S    10      /* lag-recent: the worst of the last this many seconds */
 #define LOOPMON_STALL_US    1000000 /* a lag this long is logged */
 #define LOOPMON_BUCKETS     12
 
@@ -31,7 +31,7 @@ struct loopmon_stats {
 	 * (other processes on the CPUs).
 	 */
 	uint32_t busy_max_us;
-	uint64_t lag_max_rt_ms; /* CLOCK_REALTIME of lag_max, 0 = none */
+	uint64_t lag_max_rt_ms;       /* CLOCK_REALTIME of lag_max, 0 = none */
 	uint64_t le[LOOPMON_BUCKETS]; /* ticks with lag <= loopmon_bounds_us[i] */
 	struct {
 		uint64_t second; /* monotonic second + 1 the slot holds, 0 = none */

@@ -47,7 +47,8 @@ void mgmt_stop(struct control *ctl);
  */
 int mgmt_reload(struct control *ctl);
 
-/* /cellgate/state as RFC 7951 JSON, the parts (enum restconf_state_part) asked for (mgmt_state.c). */
+/* /cellgate/state as RFC 7951 JSON, the parts (enum restconf_state_part) asked for (mgmt_state.c).
+ */
 int mgmt_state_json(struct control *ctl, unsigned parts, FILE *out);
 
 /* The route list for the RESTCONF server, in slices (mgmt_routes.c; restconf_backend.routes). */

@@ -17,13 +17,12 @@
 #include "daemon/fpm.h"
 #include "daemon/loopmon.h"
 #include "daemon/mgmt.h"
-#include "lib/clock.h"
-#include "lib/addr.h"
 #include "daemon/netdev.h"
+#include "daemon/stats_fields.h"
+#include "lib/addr.h"
+#include "lib/clock.h"
 #include "mgmt/restconf/restconf.h"
 #include "mgmt/snmp/snmp.h"
-#include "daemon/stats_fields.h"
-
 
 /* yang:date-and-time (RFC 6991), UTC, as a JSON string. */
 static void json_time_value(FILE *out, uint64_t realtime_ms)

@@ -335,15 +335,14 @@ static int show_route_pages(struct cli *c, const struct route_args *a)
 	snprintf(pg.next_cursor, sizeof(pg.next_cursor), "%s", a->cursor ? a->cursor : "");
 	cli_pct(a->prefix ? a->prefix : "", pfx, sizeof(pfx));
 	do {
-		unsigned long long want = a->limit && a->limit - shown < ROUTE_PAGE
-		                              ? a->limit - shown
-		                              : ROUTE_PAGE;
+		unsigned long long want =
+		    a->limit && a->limit - shown < ROUTE_PAGE ? a->limit - shown : ROUTE_PAGE;
 		struct lyd_node *t;
 
 		cli_pct(pg.next_cursor, cur, sizeof(cur));
 		snprintf(uri, sizeof(uri), STATE "/fib/route?limit=%llu%s%s%s%s%s", want,
-		         a->prefix ? "&prefix=" : "", a->prefix ? pfx : "", a->longer ? "&longer" : "",
-		         cur[0] ? "&cursor=" : "", cur);
+		         a->prefix ? "&prefix=" : "", a->prefix ? pfx : "",
+		         a->longer ? "&longer" : "", cur[0] ? "&cursor=" : "", cur);
 		if (cli_get_page(c, uri, STATE "/fib", &t, true, &pg))
 			return 1;
 		shown += c->json ? want : route_rows(t, first);

@@ -26,10 +26,17 @@ static const struct {
 	const char *name;
 	unsigned part;
 } state_children[] = {
-    {"start-time", RC_PART_SCALARS}, {"events-lost", RC_PART_SCALARS}, {"port", RC_PART_PORT},
-    {"vc", RC_PART_VC},              {"fib", RC_PART_FIB},             {"neighbor", RC_PART_NEIGHBOR},
-    {"arp", RC_PART_ARP},            {"fpm", RC_PART_FPM},             {"snmp", RC_PART_SNMP},
-    {"worker", RC_PART_WORKER},      {"loop", RC_PART_LOOP},
+    {"start-time", RC_PART_SCALARS},
+    {"events-lost", RC_PART_SCALARS},
+    {"port", RC_PART_PORT},
+    {"vc", RC_PART_VC},
+    {"fib", RC_PART_FIB},
+    {"neighbor", RC_PART_NEIGHBOR},
+    {"arp", RC_PART_ARP},
+    {"fpm", RC_PART_FPM},
+    {"snmp", RC_PART_SNMP},
+    {"worker", RC_PART_WORKER},
+    {"loop", RC_PART_LOOP},
 };
 
 /* The parts a target inside the state container needs; all of them for anything above. */
@@ -43,7 +50,8 @@ static unsigned state_parts(const char *xpath)
 	c = xpath + n + 1;
 	len = strcspn(c, "/[");
 	for (unsigned i = 0; i < sizeof(state_children) / sizeof(state_children[0]); i++)
-		if (strlen(state_children[i].name) == len && !strncmp(c, state_children[i].name, len))
+		if (strlen(state_children[i].name) == len &&
+		    !strncmp(c, state_children[i].name, len))
 			return state_children[i].part;
 	return RC_PART_ALL; /* a child added to the schema and not to the table: everything */
 }
@@ -280,9 +288,8 @@ static int add_placeholder(struct restconf *rc, struct lyd_node *state, bool *ad
  * The configuration (when the target can hold some) and the state the
  * target covers; *placeholder: the route list is to be streamed in.
  */
-static int build_tree(struct restconf *rc, const struct rc_target *t,
-                      const struct rc_get_params *p, struct lyd_node **tree, bool *placeholder,
-                      struct restconf_err *err)
+static int build_tree(struct restconf *rc, const struct rc_target *t, const struct rc_get_params *p,
+                      struct lyd_node **tree, bool *placeholder, struct restconf_err *err)
 {
 	struct lyd_node *state = NULL;
 	uint64_t key;
@@ -377,10 +384,11 @@ static bool route_list_get(struct restconf *rc, struct evhttp_request *req,
 {
 	if (strcmp(t->xpath, ROUTE_PATH)) {
 		if (p->page.any)
-			rc_err_set(err, 400, "invalid-value", NULL,
-			           "limit, offset, cursor, prefix and longer apply to the route list "
-			           "(%s) only",
-			           ROUTE_PATH);
+			rc_err_set(
+			    err, 400, "invalid-value", NULL,
+			    "limit, offset, cursor, prefix and longer apply to the route list "
+			    "(%s) only",
+			    ROUTE_PATH);
 		return p->page.any;
 	}
 	if (p->fields[0])

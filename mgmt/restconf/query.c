@@ -143,7 +143,8 @@ int rc_get_params_parse(const char *query, struct rc_get_params *p, struct restc
 		rc_err_set(err, 500, "operation-failed", NULL, "out of memory");
 		return -1;
 	}
-	for (char *pair = strtok_r(copy, "&", &save); pair && !rc; pair = strtok_r(NULL, "&", &save)) {
+	for (char *pair = strtok_r(copy, "&", &save); pair && !rc;
+	     pair = strtok_r(NULL, "&", &save)) {
 		char *eq = strchr(pair, '='), *key, *value;
 
 		if (eq)

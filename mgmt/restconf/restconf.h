@@ -64,8 +64,8 @@ static inline uint64_t restconf_route_key(uint32_t prefix, unsigned len)
 {
 	return (uint64_t)prefix << 8 | len;
 }
-#define RC_ROUTE_KEY_MAX  restconf_route_key(0xffffffffu, 32)
-#define RC_ROUTE_NH_MAX   16
+#define RC_ROUTE_KEY_MAX restconf_route_key(0xffffffffu, 32)
+#define RC_ROUTE_NH_MAX  16
 
 /* One entry of /cellgate/state/fib/route. Strings are YANG enum names and port names. */
 struct restconf_route {

@@ -88,7 +88,7 @@ static bool within(unsigned depth, unsigned level)
 }
 
 void rc_route_json(struct evbuffer *b, const struct restconf_route *r, unsigned level,
-                       unsigned depth)
+                   unsigned depth)
 {
 	char ip[INET_ADDRSTRLEN];
 
@@ -298,8 +298,7 @@ static void key_str(uint64_t key, char *buf, size_t len)
 }
 
 /* The keys a request covers: a prefix (with its more specifics), or all; cursor and offset. */
-static void page_range(struct restconf *rc, const struct rc_page *pg, uint64_t *from,
-                       uint64_t *to)
+static void page_range(struct restconf *rc, const struct rc_page *pg, uint64_t *from, uint64_t *to)
 {
 	*from = 0;
 	*to = RC_ROUTE_KEY_MAX;
@@ -357,8 +356,12 @@ int rc_stream_spliced(struct restconf *rc, struct evhttp_request *req, const cha
 	static const char jmark[] = "\"route\":[{\"prefix\":\"" RC_ROUTE_PLACEHOLDER "\"}]";
 	static const char xmark[] = "<route><prefix>" RC_ROUTE_PLACEHOLDER "</prefix></route>";
 	const char *m = strstr(text, xml ? xmark : jmark);
-	struct rc_stream s = {.from = 0, .to = RC_ROUTE_KEY_MAX, .left = UINT64_MAX,
-	                      .level = level, .depth = depth, .xml = xml};
+	struct rc_stream s = {.from = 0,
+	                      .to = RC_ROUTE_KEY_MAX,
+	                      .left = UINT64_MAX,
+	                      .level = level,
+	                      .depth = depth,
+	                      .xml = xml};
 	char *head;
 	int rv;
 

@@ -304,10 +304,17 @@ static const mib_subid vc_drop_oid[] = {CG_OBJECTS, 7};
 static const mib_subid peer_oid[] = {CG_OBJECTS, 8};
 
 static const uint8_t system_cols[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
-static const char *const system_names[] = {
-    "cgCounterDiscontinuityTime", "cgFibRoutes",       "cgFibNexthops",   "cgFibNexthopGroups",
-    "cgFibErrors",                "cgFibMemory",       "cgLoopLagRecent", "cgLoopLagMax",
-    "cgLoopBusyRecent",           "cgFibRoutesFrr",    "cgFibRoutesStatic"};
+static const char *const system_names[] = {"cgCounterDiscontinuityTime",
+                                           "cgFibRoutes",
+                                           "cgFibNexthops",
+                                           "cgFibNexthopGroups",
+                                           "cgFibErrors",
+                                           "cgFibMemory",
+                                           "cgLoopLagRecent",
+                                           "cgLoopLagMax",
+                                           "cgLoopBusyRecent",
+                                           "cgFibRoutesFrr",
+                                           "cgFibRoutesStatic"};
 static const uint8_t fpm_cols[] = {1, 2, 3, 4, 5, 6, 7, 8};
 static const char *const fpm_names[] = {
     "cgFpmState",      "cgFpmLastChange",      "cgFpmConnects",        "cgFpmDisconnects",

@@ -134,11 +134,21 @@ static void test_query(void)
 	CHECK_EQ(p.page.offset, 5);
 	CHECK_EQ(rc_get_params_parse("limit=unbounded&depth=2&content=nonconfig", &p, &err), 0);
 	CHECK(p.page.limit == 0 && p.depth == 2 && p.content == RC_CONTENT_NONCONFIG);
-	static const char *const bad[] = {"limit=0",          "limit=-1",     "limit=x",
-	                                  "offset=1e3",       "cursor=10.0.0.0", "prefix=10.0.0.0/33",
-	                                  "prefix=300.0.0.0/8", "longer",      "longer=no",
-	                                  "where=route",      "sort-by=prefix", "bogus=1",
-	                                  "depth=0",          "content=some",  "limit=4294967296"};
+	static const char *const bad[] = {"limit=0",
+	                                  "limit=-1",
+	                                  "limit=x",
+	                                  "offset=1e3",
+	                                  "cursor=10.0.0.0",
+	                                  "prefix=10.0.0.0/33",
+	                                  "prefix=300.0.0.0/8",
+	                                  "longer",
+	                                  "longer=no",
+	                                  "where=route",
+	                                  "sort-by=prefix",
+	                                  "bogus=1",
+	                                  "depth=0",
+	                                  "content=some",
+	                                  "limit=4294967296"};
 	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		memset(&err, 0, sizeof(err));
 		CHECK_EQ(rc_get_params_parse(bad[i], &p, &err), -1);

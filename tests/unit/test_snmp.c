@@ -245,7 +245,8 @@ static void fake_fib(void *arg, struct snmp_fib_view *f)
 
 static void fake_loop(void *arg, struct snmp_loop_view *l)
 {
-	*l = (struct snmp_loop_view){.lag_recent_us = 4200, .lag_max_us = 99000, .busy_recent_us = 700};
+	*l = (struct snmp_loop_view){
+	    .lag_recent_us = 4200, .lag_max_us = 99000, .busy_recent_us = 700};
 }
 
 /* GET of table t, column col, index idx[0..n-1]; the value, or ~0 if none. */
