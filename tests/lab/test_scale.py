@@ -35,6 +35,7 @@ import pytest
 import httpunix as hc
 import lab
 from conftest import start_router
+from test_cellgatectl import cellgatectl_path
 from test_snmp import COMMUNITY, SNMPD_PORT, Snmp
 
 ROUTES = 200000
@@ -179,6 +180,26 @@ def test_route_list_order_count_paging(scale):
     assert hc.get(sock, ROUTE + "=20.0.0.0%2F31").status == 404
     assert hc.get(sock, ROUTE + "?where=x").status == 400
     assert hc.get(sock, STATE + "/port?limit=3").status == 400
+
+
+def test_cellgatectl_pages_a_big_table(scale):
+    """show routes P longer --limit N answers at once (one page, not the table);
+    without --limit it pages through all of P in order."""
+    ctl = [cellgatectl_path(), "-s", scale["sock"], "show", "routes"]
+    t = time.monotonic()
+    p = subprocess.run(ctl + ["--limit", "5"], capture_output=True, text=True, timeout=60)
+    took = time.monotonic() - t
+    assert p.returncode == 0, p.stderr
+    lines, total = p.stdout.splitlines(), int(_state(scale["sock"], "fib/routes"))
+    assert len(lines) == 7, lines  # a header, 5 routes, where to go on
+    assert lines[-1].startswith("(%d more; continue with --cursor " % (total - 5)), lines
+    assert took < 2, took  # a process start and one page, whatever the table
+    p = subprocess.run(ctl + ["20.0.0.0/8", "longer"], capture_output=True, text=True,
+                       timeout=60)
+    rows = [ln.split()[0] for ln in p.stdout.splitlines()[1:]]
+    want = [x["prefix"] for x in hc.get(scale["sock"], ROUTE + "?prefix=20.0.0.0%2F8&longer")
+            .json()["cellgate:route"]]
+    assert p.returncode == 0 and rows == want and len(rows) > 1000, (len(rows), len(want))
 
 
 def test_small_gets_while_big_work_runs(scale):
