@@ -20,6 +20,7 @@ libloc-database location
 frr
 qemu-system-x86 busybox-static atm-tools br2684ctl cpio kmod linux-headers-amd64
 debhelper dh-autoreconf dpkg-dev fakeroot devscripts lintian blhc bash-completion
+prometheus
 "
 
 if [ "${1:-}" = "--list" ]; then

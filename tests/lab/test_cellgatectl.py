@@ -247,3 +247,24 @@ def test_a_router_with_no_ports_shows_empty_tables(request, topo, cellgated_bin)
         code, out, err = run(sock, *args)
         assert code == 0, "cellgatectl %s: exit %d: %s" % (" ".join(args), code, err)
         assert "no such data" not in out + err, (args, out, err)
+
+
+def test_show_routes_longer_limit_cursor(router):
+    """show routes P longer: P and the more specific routes, in prefix order;
+    --limit N stops after N and says where to go on (--cursor)."""
+    s = rc.sock(router)
+    code, out, err = run(s, "show", "routes", "10.0.0.0/8", "longer")
+    assert code == 0, err
+    rows = [ln.split()[0] for ln in out.splitlines()[1:]]
+    assert "10.20.0.0/24" in rows and "10.99.0.0/24" in rows and "0.0.0.0/0" not in rows
+    key = lambda p: (tuple(int(x) for x in p.split("/")[0].split(".")), int(p.split("/")[1]))
+    assert rows == sorted(rows, key=key)
+    code, out, err = run(s, "show", "routes", "10.0.0.0/8", "longer", "--limit", "2")
+    lines = out.splitlines()
+    assert code == 0 and [ln.split()[0] for ln in lines[1:3]] == rows[:2], out
+    assert lines[3].startswith("(%d more; continue with --cursor " % (len(rows) - 2)), out
+    cursor = lines[3].split("--cursor ")[1].rstrip(")")
+    code, out, err = run(s, "show", "routes", "10.0.0.0/8", "longer", "--limit", "2",
+                         "--cursor", cursor)
+    assert [ln.split()[0] for ln in out.splitlines()[1:3]] == rows[2:4], out
+    assert run(s, "show", "routes", "10.0.0.0/8", "sideways")[0] == 2
