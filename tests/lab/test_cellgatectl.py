@@ -138,7 +138,8 @@ def fixture_documents():
             rpc = key.rsplit("cellgate:", 1)[1]
             yield key, "reply", {"cellgate:" + rpc: reply["cellgate:output"]}
             continue
-        path = key.split("/restconf/data/cellgate:cellgate/", 1)[1].split("=", 1)[0]
+        path = key.split("/restconf/data/cellgate:cellgate/", 1)[1].split("?", 1)[0]
+        path = path.split("=", 1)[0]
         names = path.split("/")
         (member, value), = reply.items()
         assert member == "cellgate:" + names[-1], (key, member)
