@@ -49,7 +49,7 @@ declare -A MIN_RUNS=(
 	[fuzz_cellpw]=400000
 	[fuzz_worker]=400000
 	[fuzz_fpm]=15000
-	[fuzz_config]=150
+	[fuzz_config]=20000
 	[fuzz_restconf]=20000
 )
 # Seeds kept elsewhere in the tree, copied into the run's corpus: every
