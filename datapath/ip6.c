@@ -158,6 +158,7 @@ enum ip6_drop ip6_chain_walk(const uint8_t *ip, uint32_t len, struct ip6_info *i
 	uint8_t nh = ip[6];
 	uint32_t off = IP6_HLEN, nh_at = 6; /* where the Next Header naming `nh` sits */
 
+	info->len = len;
 	info->flags = 0;
 	info->n_ext = 0;
 	info->err = (struct ip6_err){0};

@@ -123,6 +123,9 @@ struct fib6_publish {
 
 struct fib6 {
 	/* Reader side. */
+	uint32_t (*lookup)(const struct fib6 *fib, const uint8_t addr[16]);
+	void (*bulk)(const struct fib6 *fib, const uint8_t *const addrs[], uint32_t *values,
+	             unsigned n);
 	uint32_t *dir;
 	struct fib6_node *nodes;
 	uint32_t *leaves;
@@ -193,6 +196,9 @@ void fib6_unmap(void *p, size_t bytes);
 int fib6_commit_range(struct fib6 *fib, uint32_t first, uint32_t count);
 int fib6_commit_dirty(struct fib6 *fib);
 int fib6_mark_dirty(struct fib6 *fib, uint32_t slot);
+
+/* fib6_lookup.c: point lookup/bulk at the code this CPU runs best. */
+void fib6_lookup_select(struct fib6 *fib);
 
 /* fib6_update.c */
 void fib6_cnode_free(struct fib6 *fib, struct fib6_cnode *cn);

@@ -43,6 +43,7 @@ declare -A SOURCES=(
 	[fuzz_restconf]="$ROOT/tests/fuzz/fuzz_restconf.c $ROOT/mgmt/restconf/edit.c \
 		$ROOT/mgmt/restconf/path.c $ROOT/mgmt/restconf/error.c $ROOT/mgmt/restconf/persist.c \
 		$CONFIG $DATAPATH"
+	[fuzz_ip6]="$ROOT/tests/fuzz/fuzz_ip6.c $DATAPATH"
 )
 # Executions per target at SCALE 1: what CI runs (about 20 s each here).
 declare -A MIN_RUNS=(
@@ -57,6 +58,10 @@ declare -A MIN_RUNS=(
 declare -A MORE_SEEDS=(
 	[fuzz_config]="$ROOT/tests/unit/config/*.json $ROOT/etc/*.json"
 )
+# Executions at SCALE 1 for targets added since MIN_RUNS was introduced (about
+# 20 s each here); `declare -A` without values keeps any table declared above.
+declare -A MIN_RUNS
+MIN_RUNS[fuzz_ip6]=20000
 
 rc=0
 # FUZZ_TARGETS="fuzz_config fuzz_fpm" runs only those.
