@@ -52,7 +52,12 @@ static int gone_push(struct fib6 *fib, struct fib6_cnode *cn, struct fib6_cnode 
 static int build(struct fib6 *fib, struct fib6_cnode *cn, uint32_t def, struct fib6_node *out,
                  bool *empty);
 
-/* Children first, into `kids`; the empty ones are dropped. Their count, or -errno. */
+/*
+ * Children first, into `kids`; the empty ones are dropped. A child that did
+ * not change and inherits what it did is copied from the published array,
+ * without touching its control node: a path copy stays O(depth) misses.
+ * Their count, or -errno.
+ */
 static int build_kids(struct fib6 *fib, struct fib6_cnode *cn, uint32_t def, bool repaint,
                       const uint32_t *val, struct fib6_node *kids, uint64_t *vec)
 {
@@ -62,13 +67,21 @@ static int build_kids(struct fib6 *fib, struct fib6_cnode *cn, uint32_t def, boo
 	*vec = 0;
 	for (unsigned k = 0; m; k++, m &= m - 1) {
 		unsigned slot = (unsigned)__builtin_ctzll(m);
-		struct fib6_cnode *c = cn->kid[k];
+		struct fib6_cnode *c;
+		uint32_t kdef;
 		bool kempty;
-		/* Own values unchanged: each child inherits what it did. */
-		uint32_t kdef = repaint    ? val[slot]
-		                : c->built ? c->pub_def
-		                           : slot_value(cn, def, slot);
 
+		if (!repaint && !(cn->dirty_kids >> slot & 1)) {
+			kids[nk++] = fib->nodes[cn->pub.base1 +
+			                        (unsigned)__builtin_popcountll(
+			                            cn->pub.vec & ((2ull << slot) - 1)) -
+			                        1];
+			*vec |= 1ull << slot;
+			continue;
+		}
+		c = cn->kid[k];
+		/* Own values unchanged: each child inherits what it did. */
+		kdef = repaint ? val[slot] : c->built ? c->pub_def : slot_value(cn, def, slot);
 		rc = build(fib, c, kdef, &kids[nk], &kempty);
 		if (rc == 0 && kempty) {
 			rc = gone_push(fib, c, cn, slot);
@@ -126,7 +139,7 @@ static int build(struct fib6 *fib, struct fib6_cnode *cn, uint32_t def, struct f
 	int nk, rc;
 
 	*empty = false;
-	if (!repaint && !(cn->dirty & FIB6_DIRTY_KIDS)) {
+	if (!repaint && !cn->dirty_kids) {
 		*out = cn->pub;
 		return 0;
 	}
@@ -202,6 +215,7 @@ static void stage_apply(struct fib6 *fib)
 		cn->pub_nleaves = st->nleaves;
 		cn->built = true;
 		cn->dirty = 0;
+		cn->dirty_kids = 0;
 	}
 	fib->stage.n = 0;
 }

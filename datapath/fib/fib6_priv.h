@@ -74,8 +74,7 @@ struct fib6_lpfx {
 	uint8_t bits;
 };
 
-#define FIB6_DIRTY_PFX  0x01 /* its own prefixes changed: leaves to repaint */
-#define FIB6_DIRTY_KIDS 0x02 /* something below changed: children to rebuild */
+#define FIB6_DIRTY_PFX 0x01 /* its own prefixes changed: leaves to repaint */
 
 /*
  * Control-side twin of a reader node: the children and the prefixes that live
@@ -83,10 +82,11 @@ struct fib6_lpfx {
  */
 struct fib6_cnode {
 	uint64_t vec;            /* slots with a child */
+	uint64_t dirty_kids;     /* slots whose child changed below: the others are copied */
 	struct fib6_cnode **kid; /* popcount(vec), in slot order */
 	struct fib6_lpfx *pfx;   /* npfx, sorted by (rlen, bits) */
 	uint8_t npfx, pfx_cap, kid_cap;
-	uint8_t dirty; /* FIB6_DIRTY_* since it was built */
+	uint8_t dirty; /* FIB6_DIRTY_PFX since it was built */
 	bool built;    /* pub below is live */
 	uint8_t pub_nkids, pub_nleaves;
 	uint32_t pub_def;     /* the inherited value its leaves were built with */

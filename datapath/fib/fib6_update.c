@@ -266,18 +266,26 @@ static int path_walk(struct fib6 *fib, fib6_u128 key, unsigned len, bool create,
 	return depth;
 }
 
-static void path_mark(struct fib6_cnode **path, int depth)
+/* The slot of path[i + 1] in path[i]. */
+static unsigned path_slot(fib6_u128 key, int i)
+{
+	return bits_at(key, FIB6_DIR_BITS + FIB6_STRIDE * (unsigned)i, FIB6_STRIDE);
+}
+
+static void path_mark(struct fib6_cnode **path, int depth, fib6_u128 key)
 {
 	for (int i = 0; i < depth; i++)
-		path[i]->dirty |= FIB6_DIRTY_KIDS;
+		path[i]->dirty_kids |= 1ull << path_slot(key, i);
 	path[depth]->dirty |= FIB6_DIRTY_PFX;
 }
 
 /* A failed update outside a batch: every node was clean before it. */
 static void path_unmark(struct fib6_cnode **path, int depth)
 {
-	for (int i = 0; i <= depth; i++)
+	for (int i = 0; i <= depth; i++) {
 		path[i]->dirty = path[i]->built ? 0 : FIB6_DIRTY_PFX;
+		path[i]->dirty_kids = 0;
+	}
 }
 
 /* Publish (or, in a batch, mark) the change under key's slot. */
@@ -315,7 +323,7 @@ static int long_set(struct fib6 *fib, fib6_u128 key, unsigned len, uint32_t valu
 	} else if ((rc = pfx_add(fib, cn, at, rlen, bits, value)) < 0) {
 		goto undo;
 	}
-	path_mark(path, depth);
+	path_mark(path, depth, key);
 	rc = long_publish(fib, key); /* on success, emptied nodes may be gone: path is stale */
 	if (rc == 0) {
 		if (!found || !value)

@@ -198,6 +198,13 @@ static void test_hop_by_hop(void)
 	CHECK_EQ(v(ip, 56), DROP_IP6_HBH_OPTION);
 	hbh(ip, IP6_NH_UDP, past);
 	CHECK_EQ(v(ip, 56), DROP_IP6_HBH_OPTION);
+}
+
+/* How much Hop-by-Hop a router looks at: bounded padding and option counts. */
+static void test_hop_by_hop_limits(void)
+{
+	uint8_t ip[256];
+	struct ip6_info info;
 
 	/* 16 octets: eight Pad1 in a row is one more than Linux allows. */
 	mk(ip, "2001:db8::1", "2001:db8::2", IP6_NH_HOPOPTS, 64, 24);
@@ -250,6 +257,13 @@ static void test_chain(void)
 	CHECK_EQ(ip6_validate(ip, len, &info), IP6_OK);
 	CHECK_EQ(info.flags, IP6_F_FRAGMENT | IP6_F_LATER_FRAG);
 	CHECK_EQ(info.l4_proto, IP6_NH_TCP);
+}
+
+static void test_chain_errors(void)
+{
+	uint8_t ip[256];
+	struct ip6_info info;
+	uint32_t len;
 
 	/* RFC 7112: a first fragment that ends with its chain, before the upper layer. */
 	len = mk(ip, "2001:db8::1", "2001:db8::2", IP6_NH_FRAGMENT, 64, 8);
@@ -276,6 +290,19 @@ static void test_chain(void)
 	CHECK_EQ(info.err.code, ICMP6_PP_NEXT_HEADER);
 	CHECK_EQ(info.err.param, 40); /* the Next Header field that names it */
 
+	/* ESP ends the walk: nothing after it is readable. */
+	len = mk(ip, "2001:db8::1", "2001:db8::2", IP6_NH_ESP, 64, 32);
+	CHECK_EQ(ip6_validate(ip, len, &info), IP6_OK);
+	CHECK_EQ(info.l4_proto, IP6_NH_ESP);
+}
+
+/* The walk's bounds (ip6-ext-limit). */
+static void test_chain_limits(void)
+{
+	uint8_t ip[1024];
+	struct ip6_info info;
+	uint32_t off, len;
+
 	/* IP6_EXT_MAX headers pass, one more does not (RFC 8883 code 8). */
 	len = mk(ip, "2001:db8::1", "2001:db8::2", IP6_NH_DSTOPTS, 64, 9 * 8 + 8);
 	off = 40;
@@ -299,11 +326,6 @@ static void test_chain(void)
 	CHECK_EQ(info.err.param, 40 + 512);
 	ip[40 + 256] = IP6_NH_UDP; /* 512 octets exactly */
 	CHECK_EQ(ip6_validate(ip, len, &info), IP6_OK);
-
-	/* ESP ends the walk: nothing after it is readable. */
-	len = mk(ip, "2001:db8::1", "2001:db8::2", IP6_NH_ESP, 64, 32);
-	CHECK_EQ(ip6_validate(ip, len, &info), IP6_OK);
-	CHECK_EQ(info.l4_proto, IP6_NH_ESP);
 }
 
 static void test_egress(void)
@@ -547,7 +569,10 @@ int main(void)
 	test_header();
 	test_addresses();
 	test_hop_by_hop();
+	test_hop_by_hop_limits();
 	test_chain();
+	test_chain_errors();
+	test_chain_limits();
 	test_egress();
 	test_flow_hash();
 	test_names();

@@ -204,7 +204,7 @@ static uint32_t host_na(uint8_t *ip)
 
 static void test_parse_errors(void)
 {
-	uint8_t ip[256], f[ND_FRAME_MAX], src[16], target[16];
+	uint8_t ip[256];
 	struct nd_msg m;
 	uint32_t len;
 
@@ -243,6 +243,13 @@ static void test_parse_errors(void)
 	wr16(ip + 4, 20); /* ICMPv6 of 20 octets */
 	refresh_csum(ip);
 	CHECK_EQ(nd_parse(ip, len, &m), ND_ERR_LENGTH);
+}
+
+static void test_parse_forms(void)
+{
+	uint8_t ip[256], f[ND_FRAME_MAX], src[16], target[16];
+	struct nd_msg m;
+	uint32_t len;
 
 	/* A solicited advertisement to a multicast group is wrong (§7.1.2). */
 	len = host_na(ip);
@@ -463,6 +470,7 @@ int main(void)
 	test_ns_build();
 	test_na_build();
 	test_parse_errors();
+	test_parse_forms();
 	test_nud_resolution();
 	test_nud_probe();
 	test_nud_na_rules();
