@@ -2,27 +2,36 @@
 /*
  * IPv6 longest-prefix-match FIB, /0 to /128.
  *
- * Structure: a direct table indexed by the top 16 bits (65536 32-bit entries,
- * 256 KiB), then a poptrie (Asai & Ohara, "Poptrie: A Compressed Trie with
- * Population Count for Fast and Scalable Software IP Routing Table Lookup",
- * SIGCOMM 2015) of 6-bit strides: a 24-byte node per 64 slots, its children
- * and its leaf values in two contiguous arrays found by popcount of two
- * bitmaps, leaves compressed to one value per run. A lookup is one load in the
- * direct table and, for an address under a longer prefix, one node per 6 bits
- * (/48: 6 nodes) and one leaf. The /0 route is kept apart and read when the
- * walk finds no value, so installing or removing a default route costs one
- * store instead of rewriting every leaf it would otherwise be pushed into.
+ * Structure: a direct table indexed by the top 18 bits (262144 32-bit
+ * entries, 1 MiB), then a poptrie (Asai & Ohara, "Poptrie: A Compressed
+ * Trie with Population Count for Fast and Scalable Software IP Routing Table
+ * Lookup", SIGCOMM 2015) of 6-bit strides: a 32-byte node per 64 slots, its
+ * children in one contiguous array found by popcount of a bitmap, its values
+ * compressed to one per run of equal slots and found by popcount of a second
+ * bitmap; up to three runs sit in the node itself. A lookup is one load in the
+ * direct table and, under a longer prefix, one node per 6 bits and at most
+ * one leaf. The /0 route is kept apart and read when the walk finds no value,
+ * so a default route costs one store, not a rewrite of every leaf.
  *
- * Why (figures in BENCHMARKS.md, "FIB6", measured on the libloc table):
- *  - The real table is 220k prefixes of mean length /41.4, nearly all in
- *    2000::/3 and ending at /48 or shorter; the address is 128 bits. Tables
- *    indexed directly cannot span that: DIR-24-8 style stride-8 groups under
- *    a 16-bit top would take ~45k groups of 1 KiB (46 MB, and 64 MiB with its
- *    control depth arrays) and a 24-bit top alone is 64 MiB. The poptrie
- *    holds this table in a few MB (132k nodes), so lookups run from cache.
- *  - Direct-table size: measured with -DFIB6_DIR_BITS (fib6_priv.h) 16, 18
- *    and 20; larger tops save a level for /48s but cost cache for the table
- *    itself and a slower insert of short prefixes; see BENCHMARKS.md.
+ * Why (measured on Debian's libloc table, 220,103 IPv6 nets, mean /41.4, 43%
+ * /48, nothing longer than /48; BENCHMARKS.md "FIB6" has the figures):
+ *  - 128-bit keys rule out tables indexed directly beyond the top: a 24-bit
+ *    top alone is 64 MiB, and stride-8 groups of 256 entries under a 16-bit
+ *    top would need 45k groups for this table (46 MB of groups plus their
+ *    control-side depth arrays: the whole 64 MiB budget; counted, not built).
+ *    The poptrie holds it in 95k nodes: 4.8 MiB for readers, 20 MiB in all.
+ *  - The top is 18 bits so that a /48, the longest prefix routed globally and
+ *    the commonest here, ends on a stride boundary (18 + 5 x 6): it fills
+ *    one slot of a node instead of needing a node of its own below. Measured
+ *    against 16 bits (132k nodes; in-table lookups 94-117 ns against 52-80 ns
+ *    on one CPU here) and 20 bits (its 4 MiB table no longer stays in L2:
+ *    random-key lookups 7-10 ns against 3-5 ns), 3 runs each.
+ *  - Leaf values in the node (up to 3 runs): 214k leaves instead of 350k and
+ *    no leaf load for most nodes; no lookup difference measurable here.
+ *  - On this machine a load that misses the 2 MiB L2 costs ~140 ns (the 260
+ *    MB L3 is shared with a busy host), which bounds lookups of addresses
+ *    inside routes: they walk ~4 nodes. Random addresses mostly end in the
+ *    direct table. The bulk lookup keeps 16 walks in flight to hide misses.
  *
  * Concurrency (the contract of fib4.h): one writer (the control thread) and
  * any number of lock-free readers. Nodes are never modified once readers can
@@ -31,7 +40,9 @@
  * direct-table entry (or of the default route). Replaced arrays are reused
  * only after fib6_reclaim(), which the writer calls once an RCU grace period
  * has passed since they were replaced; until then they count as pending.
- * Each update replaces at least its path, so reclaim after every batch.
+ * Every update replaces at least its path, so reclaim after each batch of
+ * updates (the benchmark reclaims every 1024); batches (fib6_batch_begin)
+ * rebuild a node many updates touch once.
  *
  * Values: next-hop group ids, 1..FIB6_VALUE_MAX; 0 means no route. Prefixes
  * and addresses are 16 bytes in network byte order.
@@ -80,7 +91,7 @@ int fib6_delete(struct fib6 *fib, const uint8_t prefix[16], uint8_t len);
 /*
  * Batches: the updates between fib6_batch_begin() and fib6_batch_end() change
  * the control side at once (fib6_get, fib6_walk see them) and reach readers
- * at fib6_batch_end(), each direct-table slot (a /16) switching in one store,
+ * at fib6_batch_end(), each direct-table slot (a /18) switching in one store,
  * so a node many updates touch is rebuilt once (FPM replays, bulk loads).
  * Inside a batch, updates fail only for -EINVAL, -ENOENT or -ENOMEM (then
  * unchanged); fib6_batch_end() returns 0, or -ENOSPC/-ENOMEM with the slots

@@ -110,7 +110,7 @@ static int build_leaves(struct fib6 *fib, const uint32_t *val, uint64_t vec, str
 			runs[nl++] = val[slot];
 		}
 	}
-	if (nl <= FIB6_INLINE) {
+	if (nl <= FIB6_INLINE_MAX) {
 		memcpy(st->rec.leaf, runs, nl * sizeof(*runs));
 	} else {
 		if ((b0 = fib6_pool_alloc(&fib->lp, nl)) == FIB6_NONE)
@@ -185,7 +185,7 @@ static void stage_abort(struct fib6 *fib)
 
 		if (st->rec.base1 != FIB6_NONE)
 			fib6_pool_free(&fib->np, st->rec.base1, st->nkids);
-		if (st->new_leaves && st->nleaves > FIB6_INLINE)
+		if (st->new_leaves && st->nleaves > FIB6_INLINE_MAX)
 			fib6_pool_free(&fib->lp, st->rec.leaf[0], st->nleaves);
 	}
 	for (uint32_t i = 0; i < fib->pubs.n; i++)
@@ -198,7 +198,7 @@ static void retire_arrays(struct fib6 *fib, const struct fib6_cnode *cn, bool le
 	if (!cn->built)
 		return;
 	fib6_retire(fib, cn->pub.base1, cn->pub_nkids, false);
-	if (leaves && cn->pub_nleaves > FIB6_INLINE)
+	if (leaves && cn->pub_nleaves > FIB6_INLINE_MAX)
 		fib6_retire(fib, cn->pub.leaf[0], cn->pub_nleaves, true);
 }
 

@@ -31,11 +31,11 @@ static inline ALWAYS_INLINE unsigned rank(uint64_t map, unsigned v)
 	return (unsigned)__builtin_popcountll(map & (~0ull >> (63 - v)));
 }
 
-/* Where the leaf values of n are: in the record itself up to FIB6_INLINE runs. */
+/* Where the leaf values of n are: in the record itself up to FIB6_INLINE_MAX runs. */
 static inline ALWAYS_INLINE const uint32_t *leaf_values(const uint32_t *leaves,
                                                         const struct fib6_node *n)
 {
-	return __builtin_popcountll(n->leafvec) <= FIB6_INLINE ? n->leaf : &leaves[n->leaf[0]];
+	return __builtin_popcountll(n->leafvec) <= FIB6_INLINE_MAX ? n->leaf : &leaves[n->leaf[0]];
 }
 
 static inline ALWAYS_INLINE uint32_t lookup_one(const struct fib6 *fib, const uint8_t addr[16])
@@ -136,7 +136,7 @@ static inline ALWAYS_INLINE bool lane_step(struct bulk *b, struct lane *l)
 			__builtin_prefetch(l->p);
 			return false;
 		}
-		if (__builtin_popcountll(n->leafvec) > FIB6_INLINE) {
+		if (__builtin_popcountll(n->leafvec) > FIB6_INLINE_MAX) {
 			l->p = &b->leaves[n->leaf[0] + rank(n->leafvec, v) - 1];
 			l->leaf = true;
 			__builtin_prefetch(l->p);

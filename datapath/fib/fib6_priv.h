@@ -34,12 +34,15 @@ __extension__ typedef unsigned __int128 fib6_u128;
  * is the r-th, r = popcount(leafvec & bits 0..s), of the node's leaf values:
  * leafvec marks where a run of equal values starts among the non-child
  * slots, so a node stores one value per run, not per slot. Up to
- * FIB6_INLINE runs are stored in the record itself (most nodes: no extra
+ * FIB6_INLINE_MAX runs are stored in the record itself (most nodes: no extra
  * load); more live in leaves[leaf[0]...]. Values are leaf-pushed: a slot no
  * prefix of this node covers holds the value inherited from above.
  * 32 bytes: two records per cache line, none across two.
  */
-#define FIB6_INLINE 3
+#define FIB6_INLINE 3   /* room for leaf values in the record */
+#ifndef FIB6_INLINE_MAX /* -DFIB6_INLINE_MAX=0 measures the record without them */
+#define FIB6_INLINE_MAX FIB6_INLINE
+#endif
 
 struct fib6_node {
 	uint64_t vec;
