@@ -73,10 +73,9 @@ static inline ALWAYS_INLINE uint32_t lookup_one(const struct fib6 *fib, const ui
 #define BULK_AHEAD 16
 
 struct lane {
-	const void *p; /* the node (or, leaf set, the leaf value) this lane reads next */
-	fib6_u128 w;   /* the address bits still to walk, at the top */
-	unsigned idx;  /* which address; ~0u: idle */
-	bool leaf;
+	const struct fib6_node *p; /* the node this lane reads next */
+	fib6_u128 w;               /* the address bits still to walk, at the top */
+	unsigned idx;              /* which address; ~0u: idle */
 };
 
 struct bulk {
@@ -111,7 +110,7 @@ static inline ALWAYS_INLINE bool lane_start(struct bulk *b, struct lane *l)
 			b->values[i] = e ? e : b->dflt;
 			continue;
 		}
-		*l = (struct lane){&b->nodes[e & ~FIB6_NODE], key << FIB6_DIR_BITS, i, false};
+		*l = (struct lane){&b->nodes[e & ~FIB6_NODE], key << FIB6_DIR_BITS, i};
 		__builtin_prefetch(l->p);
 		return true;
 	}
@@ -119,31 +118,24 @@ static inline ALWAYS_INLINE bool lane_start(struct bulk *b, struct lane *l)
 	return false;
 }
 
-/* One level of lane l's walk; true when it ended (its value is stored). */
+/*
+ * One level of lane l's walk; true when it ended (its value is stored). The
+ * leaf is read at once, not in a round of its own: one branch less per step
+ * costs less than the miss on the few nodes whose leaves are not inline.
+ */
 static inline ALWAYS_INLINE bool lane_step(struct bulk *b, struct lane *l)
 {
 	const struct fib6_node *n = l->p;
-	unsigned v;
+	unsigned v = (unsigned)(l->w >> (128 - FIB6_STRIDE));
 	uint32_t e;
 
-	if (l->leaf) {
-		e = *(const uint32_t *)l->p;
-	} else {
-		v = (unsigned)(l->w >> (128 - FIB6_STRIDE));
-		l->w <<= FIB6_STRIDE;
-		if (n->vec >> v & 1) {
-			l->p = &b->nodes[n->base1 + rank(n->vec, v) - 1];
-			__builtin_prefetch(l->p);
-			return false;
-		}
-		if (__builtin_popcountll(n->leafvec) > FIB6_INLINE_MAX) {
-			l->p = &b->leaves[n->leaf[0] + rank(n->leafvec, v) - 1];
-			l->leaf = true;
-			__builtin_prefetch(l->p);
-			return false;
-		}
-		e = n->leaf[rank(n->leafvec, v) - 1];
+	l->w <<= FIB6_STRIDE;
+	if (n->vec >> v & 1) {
+		l->p = &b->nodes[n->base1 + rank(n->vec, v) - 1];
+		__builtin_prefetch(l->p);
+		return false;
 	}
+	e = leaf_values(b->leaves, n)[rank(n->leafvec, v) - 1];
 	b->values[l->idx] = e ? e : b->dflt;
 	return true;
 }
