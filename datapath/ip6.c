@@ -93,7 +93,7 @@ static enum ip6_drop hbh_options(const uint8_t *ip, uint32_t off, uint32_t hlen,
 			if (olen != 2)
 				return DROP_IP6_HBH_OPTION;
 			info->flags |= IP6_F_ROUTER_ALERT;
-		} else if (type == 0xc2) { /* Jumbo Payload: no jumbograms here (RFC 2675 §3) */
+		} else if (type == 0xc2) { /* Jumbo Payload: no jumbograms here (RFC 2675) */
 			return param_problem(info, DROP_IP6_HBH_OPTION, ICMP6_PP_HEADER, i + 2);
 		} else {
 			/* RFC 8200 §4.2: the two high-order bits say what to do with an unknown
@@ -116,8 +116,11 @@ static enum ip6_drop hbh_options(const uint8_t *ip, uint32_t off, uint32_t hlen,
 	return IP6_OK;
 }
 
-/* Length of the extension header `nh` at `off`, or 0 if `nh` is not an extension header. */
-static uint32_t ext_len(uint8_t nh, const uint8_t *ip, uint32_t off)
+/*
+ * Octets of the extension header `nh` whose Hdr Ext Len octet is `hlen`, or
+ * 0 if `nh` is not an extension header (the upper layer, ESP, No Next Header).
+ */
+static uint32_t ext_len(uint8_t nh, uint8_t hlen)
 {
 	switch (nh) {
 	case IP6_NH_HOPOPTS:
@@ -128,9 +131,9 @@ static uint32_t ext_len(uint8_t nh, const uint8_t *ip, uint32_t off)
 	case 140: /* Shim6, RFC 5533 */
 	case 253: /* experimentation, RFC 3692 */
 	case 254:
-		return ((uint32_t)ip[off + 1] + 1) * 8;
+		return ((uint32_t)hlen + 1) * 8;
 	case IP6_NH_AH: /* RFC 4302 §2.2: in 4-octet units, minus 2 */
-		return ((uint32_t)ip[off + 1] + 2) * 4;
+		return ((uint32_t)hlen + 2) * 4;
 	case IP6_NH_FRAGMENT:
 		return 8;
 	default:
@@ -138,14 +141,7 @@ static uint32_t ext_len(uint8_t nh, const uint8_t *ip, uint32_t off)
 	}
 }
 
-static bool is_ext(uint8_t nh)
-{
-	static const uint8_t dummy[2] = {0, 0};
-
-	return ext_len(nh, dummy, 0) != 0;
-}
-
-/* The chain ends before the upper layer: a first fragment without it breaks RFC 7112 §5. */
+/* The chain ends before the upper layer: a first fragment without it breaks RFC 7112. */
 static enum ip6_drop chain_truncated(struct ip6_info *info)
 {
 	if (info->flags & IP6_F_FRAGMENT)
@@ -162,7 +158,7 @@ enum ip6_drop ip6_chain_walk(const uint8_t *ip, uint32_t len, struct ip6_info *i
 	info->flags = 0;
 	info->n_ext = 0;
 	info->err = (struct ip6_err){0};
-	while (is_ext(nh)) {
+	while (ext_len(nh, 0) != 0) {
 		uint32_t hlen;
 
 		if (nh == IP6_NH_HOPOPTS && off != IP6_HLEN)
@@ -171,7 +167,7 @@ enum ip6_drop ip6_chain_walk(const uint8_t *ip, uint32_t len, struct ip6_info *i
 			return param_problem(info, DROP_IP6_EXT_LIMIT, ICMP6_PP_TOO_MANY_EXT, off);
 		if (off + 2 > len)
 			return chain_truncated(info);
-		hlen = ext_len(nh, ip, off);
+		hlen = ext_len(nh, ip[off + 1]);
 		if (off + hlen > len)
 			return chain_truncated(info);
 		if (off + hlen - IP6_HLEN > IP6_EXT_SPAN)

@@ -46,23 +46,23 @@
  *                      datapath routes no multicast.
  *  ip6-ext-truncated   an extension header (or an option in one) runs past
  *                      the payload, or a first fragment ends before the upper
- *                      layer (RFC 7112 §5: ICMPv6 Parameter Problem code 3).
+ *                      layer (RFC 7112: ICMPv6 Parameter Problem code 3).
  *  ip6-ext-order       a Hop-by-Hop Options header that is not the first
  *                      (RFC 8200 §4.1; Parameter Problem code 1).
  *  ip6-ext-limit       more than IP6_EXT_MAX extension headers, or the upper
  *                      layer beyond IP6_EXT_SPAN octets of them: the walk is
- *                      bounded (RFC 8883 §4.2: Parameter Problem code 8 "too
+ *                      bounded (RFC 8883: Parameter Problem code 8 "too
  *                      many extension headers" or 7 "chain too long").
  *  ip6-hbh-option      the Hop-by-Hop options say so: an unrecognised option
  *                      whose action bits ask for a discard (RFC 8200 §4.2,
  *                      code 2 for actions 10/11), a Jumbo Payload option
- *                      (RFC 2675 §3, code 0), more than IP6_HBH_OPTS_MAX
+ *                      (RFC 2675, code 0), more than IP6_HBH_OPTS_MAX
  *                      options (RFC 8883 code 9), more than 7 octets of
  *                      padding in a row or a PadN with non-zero content (as
  *                      Linux's ip6_parse_tlv). A Router Alert (RFC 2711) is
  *                      noted in ip6_info.flags and the packet forwarded: this
- *                      router runs no protocol that intercepts it (RFC 6398
- *                      §3); MLD, its main user, is link-local multicast and
+ *                      router runs no protocol that intercepts it (RFC
+ *                      6398); MLD, its main user, is link-local multicast and
  *                      reaches the kernel by its destination.
  *  ip6-hop-limit       hop limit <= 1 when forwarding (RFC 8200 §3; ICMPv6
  *                      Time Exceeded code 0, RFC 4443 §3.3).
@@ -74,8 +74,8 @@
  *                      4007 §9: code 3). ip6_validate() already sends those to
  *                      the kernel; this guards against a route covering them.
  *  ip6-too-big         larger than the egress MTU: routers never fragment
- *                      IPv6 (RFC 8200 §5; Packet Too Big with the MTU, RFC
- *                      4443 §3.2, never below 1280).
+ *                      IPv6 (RFC 8200 §4.5, §5; Packet Too Big with the MTU,
+ *                      RFC 4443 §3.2, never below 1280).
  *
  * Route and egress verdicts shared with IPv4 (no-route, blackhole,
  * unreachable, link-down, tx-full) stay the names of datapath/stats.h.
@@ -223,7 +223,7 @@ bool ip6_addr_is_v4mapped(const uint8_t *a);
 bool ip6_src_is_martian(const uint8_t *src);
 
 /*
- * ECMP flow hash (RFC 6438 §3, RFC 6437): addresses, flow label, and for a
+ * ECMP flow hash (RFC 6438, RFC 6437): addresses, flow label, and for a
  * packet that is not a fragment the upper-layer protocol and TCP/UDP/SCTP
  * ports, so every fragment of a datagram hashes alike. `info` is what
  * ip6_validate() returned with IP6_OK.

@@ -173,7 +173,7 @@ static enum nd_error nd_locate(const uint8_t *ip, uint32_t avail, const uint8_t 
 	if (len > avail || ip6_chain_walk(ip, len, &info) != IP6_OK ||
 	    info.l4_proto != IP6_NH_ICMPV6)
 		return ND_ERR_MALFORMED;
-	/* RFC 6980 §5: ND is never fragmented; a Routing header would change the checksum. */
+	/* RFC 6980: ND is never fragmented; a Routing header would change the checksum. */
 	if (info.flags & (IP6_F_FRAGMENT | IP6_F_ROUTING))
 		return ND_ERR_FRAGMENT;
 	*msg = ip + info.l4_off;
