@@ -53,8 +53,10 @@
  *                      layer beyond IP6_EXT_SPAN octets of them: the walk is
  *                      bounded (RFC 8883: Parameter Problem code 8 "too
  *                      many extension headers" or 7 "chain too long").
- *  ip6-hbh-option      the Hop-by-Hop options say so: an unrecognised option
- *                      whose action bits ask for a discard (RFC 8200 §4.2,
+ *  ip6-hbh-option      the Hop-by-Hop options, examined in every forwarded
+ *                      packet as Linux does (RFC 8200 §4 lets a router skip
+ *                      them unless configured to), say so: an unrecognised
+ *                      option whose action bits ask for a discard (§4.2,
  *                      code 2 for actions 10/11), a Jumbo Payload option
  *                      (RFC 2675, code 0), more than IP6_HBH_OPTS_MAX
  *                      options (RFC 8883 code 9), more than 7 octets of
