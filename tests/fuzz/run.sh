@@ -52,16 +52,13 @@ declare -A MIN_RUNS=(
 	[fuzz_fpm]=15000
 	[fuzz_config]=150
 	[fuzz_restconf]=20000
+	[fuzz_ip6]=10000
 )
 # Seeds kept elsewhere in the tree, copied into the run's corpus: every
 # startup file the unit tests and the examples hold, good and bad.
 declare -A MORE_SEEDS=(
 	[fuzz_config]="$ROOT/tests/unit/config/*.json $ROOT/etc/*.json"
 )
-# Executions at SCALE 1 for targets added since MIN_RUNS was introduced (about
-# 20 s each here); `declare -A` without values keeps any table declared above.
-declare -A MIN_RUNS
-MIN_RUNS[fuzz_ip6]=10000
 
 rc=0
 # FUZZ_TARGETS="fuzz_config fuzz_fpm" runs only those.
