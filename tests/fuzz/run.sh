@@ -43,6 +43,7 @@ declare -A SOURCES=(
 	[fuzz_restconf]="$ROOT/tests/fuzz/fuzz_restconf.c $ROOT/mgmt/restconf/edit.c \
 		$ROOT/mgmt/restconf/path.c $ROOT/mgmt/restconf/error.c $ROOT/mgmt/restconf/persist.c \
 		$CONFIG $DATAPATH"
+	[fuzz_ip6]="$ROOT/tests/fuzz/fuzz_ip6.c $DATAPATH"
 )
 # Executions per target at SCALE 1: what CI runs (about 20 s each here).
 declare -A MIN_RUNS=(
@@ -51,6 +52,7 @@ declare -A MIN_RUNS=(
 	[fuzz_fpm]=15000
 	[fuzz_config]=20000
 	[fuzz_restconf]=20000
+	[fuzz_ip6]=10000
 )
 # Seeds kept elsewhere in the tree, copied into the run's corpus: every
 # startup file the unit tests and the examples hold, good and bad.
