@@ -25,6 +25,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/addr.h"
+#include "lib/clock.h"
 #include "mgmt/restconf/rc_priv.h"
 
 #define SLICE_ROUTES 4096u    /* at most this many routes a turn */
@@ -74,13 +76,6 @@ static void xml_str(struct evbuffer *b, const char *s)
 	}
 }
 
-static const char *ip_str(uint32_t a, char *buf)
-{
-	struct in_addr in = {.s_addr = htonl(a)};
-
-	return inet_ntop(AF_INET, &in, buf, INET_ADDRSTRLEN);
-}
-
 /* depth: RFC 8040 4.8.2 counted from the target, entries at `level`; 0 = unbounded. */
 static bool within(unsigned depth, unsigned level)
 {
@@ -92,7 +87,7 @@ void rc_route_json(struct evbuffer *b, const struct restconf_route *r, unsigned 
 {
 	char ip[INET_ADDRSTRLEN];
 
-	evbuffer_add_printf(b, "{\"prefix\":\"%s/%u\"", ip_str(r->prefix, ip), r->len);
+	evbuffer_add_printf(b, "{\"prefix\":\"%s/%u\"", ip4_str(r->prefix, ip), r->len);
 	if (within(depth, level + 1))
 		evbuffer_add_printf(b, ",\"source\":\"%s\",\"type\":\"%s\"", r->source, r->type);
 	if (r->nnexthops && within(depth, level + 2)) {
@@ -101,7 +96,7 @@ void rc_route_json(struct evbuffer *b, const struct restconf_route *r, unsigned 
 			evbuffer_add(b, i ? ",{" : "{", i ? 2 : 1);
 			if (r->nexthop[i].address)
 				evbuffer_add_printf(b, "\"address\":\"%s\",",
-				                    ip_str(r->nexthop[i].address, ip));
+				                    ip4_str(r->nexthop[i].address, ip));
 			evbuffer_add(b, "\"interface\":", 12);
 			json_str(b, r->nexthop[i].interface);
 			evbuffer_add_printf(b, ",\"weight\":%u}", r->nexthop[i].weight);
@@ -117,14 +112,14 @@ static void route_xml(struct evbuffer *b, const struct restconf_route *r, unsign
 	char ip[INET_ADDRSTRLEN];
 
 	evbuffer_add_printf(b, "<route%s><prefix>%s/%u</prefix>", ns ? " xmlns=\"" CG_NS "\"" : "",
-	                    ip_str(r->prefix, ip), r->len);
+	                    ip4_str(r->prefix, ip), r->len);
 	if (within(depth, level + 1))
 		evbuffer_add_printf(b, "<source>%s</source><type>%s</type>", r->source, r->type);
 	for (unsigned i = 0; i < r->nnexthops && within(depth, level + 2); i++) {
 		evbuffer_add(b, "<nexthop>", 9);
 		if (r->nexthop[i].address)
 			evbuffer_add_printf(b, "<address>%s</address>",
-			                    ip_str(r->nexthop[i].address, ip));
+			                    ip4_str(r->nexthop[i].address, ip));
 		evbuffer_add(b, "<interface>", 11);
 		xml_str(b, r->nexthop[i].interface);
 		evbuffer_add_printf(b, "</interface><weight>%u</weight></nexthop>",
@@ -168,11 +163,10 @@ static void stream_written(struct evhttp_connection *evcon, void *arg);
 /* One slice: the routes of one turn, or the end. */
 static void stream_slice(struct rc_stream *s)
 {
-	struct timespec a, b;
+	uint64_t t0 = mono_ns();
 	unsigned got = 0, n;
 	bool done = false;
 
-	clock_gettime(CLOCK_MONOTONIC, &a);
 	while (got < SLICE_ROUTES && s->left) {
 		unsigned ask = SLICE_BATCH < s->left ? SLICE_BATCH : (unsigned)s->left;
 		n = s->rc->be.routes(s->rc->be.arg, &s->from, s->to, ask, stream_route, s);
@@ -182,10 +176,7 @@ static void stream_slice(struct rc_stream *s)
 			done = true;
 			break;
 		}
-		clock_gettime(CLOCK_MONOTONIC, &b);
-		if ((uint64_t)(b.tv_sec - a.tv_sec) * 1000000000u + (uint64_t)b.tv_nsec -
-		        (uint64_t)a.tv_nsec >
-		    SLICE_NS)
+		if (mono_ns() - t0 > SLICE_NS)
 			break;
 	}
 	if (done || !s->left) {
@@ -294,7 +285,7 @@ static void key_str(uint64_t key, char *buf, size_t len)
 {
 	char ip[INET_ADDRSTRLEN];
 
-	snprintf(buf, len, "%s/%u", ip_str((uint32_t)(key >> 8), ip), (unsigned)(key & 0xff));
+	snprintf(buf, len, "%s/%u", ip4_str((uint32_t)(key >> 8), ip), (unsigned)(key & 0xff));
 }
 
 /* The keys a request covers: a prefix (with its more specifics), or all; cursor and offset. */
