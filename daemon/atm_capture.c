@@ -235,7 +235,8 @@ int atm_capture_dir_open(struct atm_ctl *a, const char *rundir, uid_t uid, gid_t
 	a->cap_dirfd = fd;
 	for (unsigned p = 0; p < a->cfg->npvcs; p++) {
 		int v = a->vc_of_pvc[p];
-		if (v >= 0 && a->pw[a->cfg->pvcs[p].port])
+		unsigned port = a->cfg->pvcs[p].port;
+		if (v >= 0 && (a->pw[port] || a->as[port]))
 			atm_capture_open(a, (unsigned)v, a->cfg->pvcs[p].pcap);
 	}
 	a->cap_started_up = true;
@@ -255,7 +256,8 @@ int atm_capture_start(struct atm_ctl *a, unsigned v, const char *name, uint64_t 
                       uint32_t max_s)
 {
 	if (!a->dp->vcs || v >= VC_MAX || a->pvc_of_vc[v] < 0 ||
-	    !a->pw[a->cfg->pvcs[a->pvc_of_vc[v]].port])
+	    (!a->pw[a->cfg->pvcs[a->pvc_of_vc[v]].port] &&
+	     !a->as[a->cfg->pvcs[a->pvc_of_vc[v]].port]))
 		return -ENOENT;
 	if (__atomic_load_n(&a->dp->vcs[v].cap, __ATOMIC_ACQUIRE))
 		return -EBUSY;

@@ -100,7 +100,8 @@ static void fpm_read_cb(evutil_socket_t fd, short what, void *arg)
 	size_t budget = FPM_READ_BUDGET;
 
 	while (budget > 0) {
-		ssize_t n = read(s->fd, s->buf + s->len, FPM_BUF_SIZE - s->len);
+		size_t room = FPM_BUF_SIZE - s->len;
+		ssize_t n = read(s->fd, s->buf + s->len, room < budget ? room : budget);
 		if (n == 0) {
 			session_close(s, false, "zebra closed the connection");
 			return;

@@ -10,12 +10,12 @@
 #include "daemon/fpm_table.h"
 #include "lib/log.h"
 
-#define FPM_BUF_SIZE       (1u << 20) /* stream buffer; always room for one whole frame */
-#define FPM_READ_BUDGET    (1u << 20) /* bytes per callback, so timers and signals keep running */
-#define FPM_RCVBUF         (4 << 20)  /* let zebra's replay run ahead of us without stalling it */
-#define FPM_SWEEP_CHUNK    65536u     /* stale routes removed per event-loop turn */
-#define FPM_SETTLE_TICK    100        /* ms between settle checks */
-#define FPM_PREFETCH_AHEAD 8          /* frames; a route costs ~1 us, a cache miss ~0.1-0.3 us */
+#define FPM_BUF_SIZE       (1u << 20)   /* stream buffer; always room for one whole frame */
+#define FPM_READ_BUDGET    (256u << 10) /* bytes read and applied per callback: ~4k routes */
+#define FPM_RCVBUF         (4 << 20)    /* let zebra's replay run ahead of us without stalling it */
+#define FPM_SWEEP_CHUNK    8192u        /* stale routes removed per loop turn: <= ~16 ms measured */
+#define FPM_SETTLE_TICK    100          /* ms between settle checks */
+#define FPM_PREFETCH_AHEAD 8            /* frames; a route costs ~1 us, a cache miss ~0.1-0.3 us */
 
 enum fpm_state { FPM_DISABLED, FPM_LISTENING, FPM_SYNCING, FPM_SWEEPING, FPM_ESTABLISHED };
 

@@ -1,6 +1,7 @@
 /*
  * The "atmsub" port: an ATM subinterface (point-to-point or multipoint) as
- * the forwarding path sees it. It owns IPv4 addresses and routes like any
+ * the forwarding path sees it, on either ATM driver (cellpw, atmsock: both
+ * through port_atm.h). It owns IPv4 addresses and routes like any
  * port; frames the worker sends to it leave on one of its VCs:
  * point-to-point, the one VC; multipoint, the VC named by the next hop's
  * synthetic MAC (InATMARP or the static map put it there). Frames the worker
@@ -14,13 +15,14 @@
 #include <unistd.h>
 
 #include "datapath/atm/rfc2684.h"
+#include "datapath/port_atm.h"
 #include "lib/log.h"
 #include "datapath/port_cellpw.h"
 
 struct atmsub_queue {
 	struct port *port;
 	struct atmsub_settings *set;
-	struct cellpw_queue *atm;
+	struct atm_portq *atm;
 };
 
 static inline struct atmsub_queue *SQ(struct port_queue *q)
@@ -45,7 +47,7 @@ static int atmsub_queue_open(struct port *p, unsigned qid, unsigned nqueues,
 		return -ENOMEM;
 	s->port = p;
 	s->set = set;
-	s->atm = cellpw_queue_of(set->atm_port);
+	s->atm = atm_portq_of(set->atm_port);
 	if (!s->atm) {
 		log_warnx("port %s: ATM port %s is not open", p->name, set->atm_port->name);
 		free(s);
@@ -78,7 +80,7 @@ static void atmsub_rx_release(struct port_queue *q)
  * name a VC deleted at runtime (until the neighbour code forgets it): only a
  * VC of the current set counts, so nothing goes to a slot being freed.
  */
-static int atmsub_vc(const struct atmsub_queue *s, const struct cellpw_vcset *vs,
+static int atmsub_vc(const struct atmsub_queue *s, const struct atm_vcset *vs,
                      const struct pkt *p)
 {
 	int vc;
@@ -86,7 +88,7 @@ static int atmsub_vc(const struct atmsub_queue *s, const struct cellpw_vcset *vs
 	if (s->set->p2p)
 		return s->set->p2p_vc;
 	vc = vc_mac_vc(p->data);
-	if (vc < 0 || vc >= VC_MAX || !vs->has[vc] || s->atm->set->vcs[vc].cfg.subif != s->port->id)
+	if (vc < 0 || vc >= VC_MAX || !vs->has[vc] || s->atm->vcs[vc].cfg.subif != s->port->id)
 		return -1;
 	return vc;
 }
@@ -111,8 +113,8 @@ static uint32_t l3_len(const struct pkt *p, uint16_t type)
 static unsigned atmsub_tx_burst(struct port_queue *q, struct pkt *const *pkts, unsigned n)
 {
 	struct atmsub_queue *s = SQ(q);
-	struct cellpw_queue *c = s->atm;
-	const struct cellpw_vcset *vs = cellpw_vcset_load(c); /* once per burst */
+	struct atm_portq *aq = s->atm;
+	const struct atm_vcset *vs = atm_vcset_load(aq); /* once per burst */
 
 	for (unsigned i = 0; i < n; i++) {
 		const struct pkt *p = pkts[i];
@@ -120,22 +122,10 @@ static unsigned atmsub_tx_burst(struct port_queue *q, struct pkt *const *pkts, u
 		uint16_t type = (uint16_t)(p->data[12] << 8 | p->data[13]);
 
 		if (vc < 0) {
-			CTR_ADD(c->ctr.no_vc, 1);
+			CTR_ADD(aq->ctr.no_vc, 1);
 			continue;
 		}
-		struct atm_vc *v = &c->set->vcs[vc];
-		if (v->cfg.encap == VC_ENCAP_LLC_SNAP) {
-			const uint8_t *llc = rfc2684_llc_header(type);
-			if (!llc) {
-				CTR_ADD(v->ctr.discards[VC_DROP_UNKNOWN_LLC], 1);
-				continue;
-			}
-			cellpw_vc_send(c, (uint16_t)vc, llc, 8, p->data + 14, l3_len(p, type));
-		} else if (type == 0x0800) {
-			cellpw_vc_send(c, (uint16_t)vc, NULL, 0, p->data + 14, l3_len(p, type));
-		} else {
-			CTR_ADD(v->ctr.discards[VC_DROP_UNKNOWN_LLC], 1);
-		}
+		atm_vc_send_l3(aq, (uint16_t)vc, type, p->data + 14, l3_len(p, type));
 	}
 	/* Accepted by the port; what a VC could not take is in its own discards. */
 	return n;
@@ -143,9 +133,9 @@ static unsigned atmsub_tx_burst(struct port_queue *q, struct pkt *const *pkts, u
 
 static int atmsub_tx_flush(struct port_queue *q)
 {
-	struct cellpw_queue *c = SQ(q)->atm;
+	struct atm_portq *aq = SQ(q)->atm;
 
-	cellpw_tx_push(c, c->set->concat_us == 0);
+	aq->ops->tx_push(aq);
 	return 0;
 }
 

@@ -57,10 +57,10 @@ void cellpw_tx_push(struct cellpw_queue *c, bool all)
 	for (unsigned i = 0; i < sent; i++)
 		octets += c->tx_pkt[i].len;
 	car->tx_flush(c->carrier);
-	CTR_ADD(c->ctr.frames_out, sent);
-	CTR_ADD(c->ctr.octets_out, octets);
+	CTR_ADD(c->aq.ctr.frames_out, sent);
+	CTR_ADD(c->aq.ctr.octets_out, octets);
 	if (sent < c->tx_nframes)
-		CTR_ADD(c->ctr.tx_full, c->tx_nframes - sent);
+		CTR_ADD(c->aq.ctr.tx_full, c->tx_nframes - sent);
 	/* Move a frame still being filled to the front. */
 	if (c->tx_cells)
 		memcpy(frame_at(c, 0) + pw_hdr_len(c), frame_at(c, c->tx_nframes) + pw_hdr_len(c),
@@ -80,14 +80,14 @@ static uint8_t *frame_room(struct cellpw_queue *c, unsigned n)
 	if (c->tx_nframes == CELLPW_TX_FRAMES || c->tx_cells + n > c->set->max_cells)
 		return NULL;
 	if (c->tx_cells == 0)
-		c->tx_partial_since_us = c->now_us;
+		c->tx_partial_since_us = c->aq.now_us;
 	return frame_at(c, c->tx_nframes) + pw_hdr_len(c) + (size_t)c->tx_cells * ATM_PW_CELL_SIZE;
 }
 
 static void frame_commit(struct cellpw_queue *c, unsigned n)
 {
 	c->tx_cells += n;
-	CTR_ADD(c->ctr.cells_out, n);
+	CTR_ADD(c->aq.ctr.cells_out, n);
 	if (c->tx_cells == c->set->max_cells)
 		frame_close(c);
 }
@@ -107,7 +107,7 @@ static unsigned cells_append(struct cellpw_queue *c, const uint8_t *cells, unsig
 		if (k > n - done)
 			k = n - done;
 		if (c->tx_cells == 0)
-			c->tx_partial_since_us = c->now_us;
+			c->tx_partial_since_us = c->aq.now_us;
 		memcpy(frame_at(c, c->tx_nframes) + hlen + (size_t)c->tx_cells * ATM_PW_CELL_SIZE,
 		       cells + (size_t)done * ATM_PW_CELL_SIZE, (size_t)k * ATM_PW_CELL_SIZE);
 		c->tx_cells += k;
@@ -115,7 +115,7 @@ static unsigned cells_append(struct cellpw_queue *c, const uint8_t *cells, unsig
 		if (c->tx_cells == max)
 			frame_close(c);
 	}
-	CTR_ADD(c->ctr.cells_out, done);
+	CTR_ADD(c->aq.ctr.cells_out, done);
 	return done;
 }
 
@@ -138,13 +138,14 @@ static void vc_pdu_out(struct atm_vc *vc, const uint8_t *prefix, size_t prefix_l
 		if (prefix_len)
 			memcpy(vc->cap_buf, prefix, prefix_len);
 		memcpy(vc->cap_buf + prefix_len, sdu, len);
-		cellpw_capture(vc, cap, true, vc->cap_buf, prefix_len + len);
+		atm_capture(vc, cap, true, vc->cap_buf, prefix_len + len);
 	}
 }
 
-void cellpw_vc_send(struct cellpw_queue *c, uint16_t vc_id, const uint8_t *prefix,
-                    size_t prefix_len, const uint8_t *sdu, size_t len)
+void cellpw_vc_send(struct atm_portq *q, uint16_t vc_id, const uint8_t *prefix, size_t prefix_len,
+                    const uint8_t *sdu, size_t len)
 {
+	struct cellpw_queue *c = (struct cellpw_queue *)(void *)q;
 	struct atm_vc *vc = &c->set->vcs[vc_id];
 	size_t sdu_len = prefix_len + len;
 
@@ -193,8 +194,9 @@ void cellpw_vc_send(struct cellpw_queue *c, uint16_t vc_id, const uint8_t *prefi
 	vc_pdu_out(vc, prefix, prefix_len, sdu, len);
 }
 
-void cellpw_oam_send(struct cellpw_queue *c, uint16_t vc_id, const uint8_t payload[48], bool e2e)
+void cellpw_oam_send(struct atm_portq *q, uint16_t vc_id, const uint8_t payload[48], bool e2e)
 {
+	struct cellpw_queue *c = (struct cellpw_queue *)(void *)q;
 	struct atm_vc *vc = &c->set->vcs[vc_id];
 	uint8_t cell[ATM_PW_CELL_SIZE];
 
@@ -224,7 +226,7 @@ void cellpw_oam_send(struct cellpw_queue *c, uint16_t vc_id, const uint8_t paylo
 }
 
 /* Release the cells each shaped VC has tokens for. */
-static void shaping_run(struct cellpw_queue *c, const struct cellpw_vcset *vs)
+static void shaping_run(struct cellpw_queue *c, const struct atm_vcset *vs)
 {
 	for (unsigned i = 0; i < vs->nvcs; i++) {
 		struct atm_vc *vc = &c->set->vcs[vs->ids[i]];
@@ -234,7 +236,7 @@ static void shaping_run(struct cellpw_queue *c, const struct cellpw_vcset *vs)
 			uint32_t run = vc->cfg.queue_cells - vc->shape_head; /* up to the wrap */
 			if (want > run)
 				want = run;
-			uint32_t got = atm_shaper_take(&vc->shaper, c->now_us * 1000, want);
+			uint32_t got = atm_shaper_take(&vc->shaper, c->aq.now_us * 1000, want);
 			if (got == 0)
 				break;
 			unsigned sent = cells_append(
@@ -251,47 +253,17 @@ static void shaping_run(struct cellpw_queue *c, const struct cellpw_vcset *vs)
 	}
 }
 
-/* Packets the kernel sent into a subinterface (its TUN), read by the control thread. */
-static void host_ring_run(struct cellpw_queue *c, const struct cellpw_vcset *vs)
+void cellpw_service(struct cellpw_queue *c, const struct atm_vcset *vs, bool idle)
 {
-	struct host_ring *r = c->host;
-	uint32_t tail = r->tail, head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+	uint64_t now_ms = c->aq.now_us / 1000;
 
-	if (tail == head)
-		return;
-	for (; tail != head; tail++) {
-		struct host_slot *s = &r->slot[tail % HOST_RING_SLOTS];
-		struct atm_vc *vc = &c->set->vcs[s->vc];
-		uint16_t type = (s->data[0] >> 4) == 6 ? 0x86DD : 0x0800;
-		const uint8_t *llc = rfc2684_llc_header(type);
-
-		CTR_ADD(c->ctr.host_tx, 1);
-		/* Queued for a VC deleted since: its buffers may be gone. */
-		if (!vs->has[s->vc]) {
-			CTR_ADD(c->ctr.host_tx_drops, 1);
-			continue;
-		}
-		if (vc->cfg.encap == VC_ENCAP_LLC_SNAP)
-			cellpw_vc_send(c, s->vc, llc, 8, s->data, s->len);
-		else if (type == 0x0800)
-			cellpw_vc_send(c, s->vc, NULL, 0, s->data, s->len);
-		else
-			vc_discard(vc, VC_DROP_UNKNOWN_LLC); /* VC-mux IPv4 carries IPv4 only */
-	}
-	__atomic_store_n(&r->tail, tail, __ATOMIC_RELEASE);
-}
-
-void cellpw_service(struct cellpw_queue *c, const struct cellpw_vcset *vs, bool idle)
-{
-	uint64_t now_ms = c->now_us / 1000;
-
-	host_ring_run(c, vs);
+	atm_host_ring_run(&c->aq, vs);
 	shaping_run(c, vs);
-	if (now_ms != c->service_ms) {
-		cellpw_vc_timers(c, vs, now_ms);
-		c->service_ms = now_ms;
+	if (now_ms != c->aq.service_ms) {
+		atm_vc_timers(&c->aq, vs, now_ms);
+		c->aq.service_ms = now_ms;
 	}
-	if (c->tx_cells && (idle || c->now_us - c->tx_partial_since_us >= c->set->concat_us))
+	if (c->tx_cells && (idle || c->aq.now_us - c->tx_partial_since_us >= c->set->concat_us))
 		cellpw_tx_push(c, true);
 	else if (c->tx_nframes)
 		cellpw_tx_push(c, false);

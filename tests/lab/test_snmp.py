@@ -298,8 +298,11 @@ def test_walk_cellgate_mib(topo, routers, snmp, ifindex):  # noqa: F811
     assert all(t == "Counter64" for k, (t, _) in vcs.items()
                if int(k[len(CG_VC) + 1:].split(".")[0]) in range(6, 24))
     vc_drops = snmp.walk(CG_VC_DROP)
-    reasons = len(rc.state(r)["vc"][0]["discard"])  # 15 with oam-location
-    assert len(vc_drops) == 3 * reasons * 2, (len(vc_drops), reasons)
+    # VCs x CgVcDropCause values x (name, count): 17 causes, short, bridged-not-for-us and
+    # oam-location the last three; the state lists the same reasons.
+    reasons = len(rc.state(r)["vc"][0]["discard"])
+    assert reasons == 17, reasons
+    assert len(vc_drops) == 3 * 17 * 2, len(vc_drops)
     assert vc_drops[CG_VC_DROP + ".2" + vc_idx(ifindex, 100) + ".1"][1] == "crc"
     # InATMARP: VC 0/200 learns 10.2.0.2 (interval 1 s)
     row = vc_idx(ifindex, 200)
