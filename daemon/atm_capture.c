@@ -85,7 +85,7 @@ static int capture_begin(struct atm_ctl *a, unsigned v, const char *name, bool r
 {
 	struct atm_vc *vc = &a->dp->vcs[v];
 	struct pcap_sunatm *cap = calloc(1, sizeof(*cap));
-	uint8_t *buf = malloc(CELLPW_SDU_MAX);
+	uint8_t *buf = malloc(ATM_VC_SDU_MAX); /* the largest SDU, bridged headers included */
 	char vcname[96];
 	int fd, err;
 

@@ -44,6 +44,12 @@
 #define ATM_HOST_BUF   (ATM_SDU_MAX + 16)
 /* The longest RFC 2684 header in front of an IP packet: bridged LLC + Ethernet. */
 #define ATM_ENCAP_HDR_MAX 24
+/*
+ * The largest AAL5 SDU a VC of any encapsulation carries (atm_vc_max_sdu at
+ * ATM_MTU_MAX): 16 more than ATM_SDU_MAX on an LLC bridged VC. What holds a
+ * whole outbound SDU (a capture's copy, a segmentation buffer) is this big.
+ */
+#define ATM_VC_SDU_MAX (ATM_MTU_MAX + ATM_ENCAP_HDR_MAX)
 
 /* One packet the control thread read from a subinterface's TUN, for a VC. */
 struct host_slot {

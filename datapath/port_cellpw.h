@@ -39,7 +39,7 @@
 #define CELLPW_MTU_MAX      ATM_MTU_MAX /* RFC 2225 default, the largest taken */
 #define CELLPW_SDU_MAX      ATM_SDU_MAX /* RFC 2225 MTU + LLC/SNAP */
 #define CELLPW_RXBUF_SZ     (CELLPW_SDU_HEADROOM + CELLPW_SDU_MAX + 64)
-#define CELLPW_SEG_CELLS    ((CELLPW_SDU_MAX + 8 + 47) / 48)
+#define CELLPW_SEG_CELLS    ((ATM_VC_SDU_MAX + 8 + 47) / 48)
 #define CELLPW_PORT_VCS     ATM_PORT_VCS
 #define HOST_RING_BUF       ATM_HOST_BUF
 

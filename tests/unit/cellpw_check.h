@@ -35,8 +35,9 @@ void test_host_ring(void);
 void test_carrier_full(void);
 void test_worker(void);
 
-/* cellpw_config.c: runtime PVC add and delete, settings queue_open refuses. */
+/* cellpw_config.c: runtime PVC add and delete, settings queue_open refuses, SDU bounds. */
 void test_vc_runtime(void);
 void test_open_checks(void);
+void test_sdu_bounds(void);
 
 #endif

@@ -142,3 +142,21 @@ void test_open_checks(void)
 	s.max_cells = 4;
 	CHECK_EQ(port_cellpw_ops.queue_open(&p, 0, 2, &q), -EINVAL);
 }
+
+/*
+ * The buffers that hold a whole outbound SDU (a capture's contiguous copy,
+ * the segmentation buffer) fit the largest SDU of every encapsulation at
+ * the largest MTU: an LLC bridged VC's is 16 octets longer than routed LLC's.
+ */
+void test_sdu_bounds(void)
+{
+	for (uint8_t e = VC_ENCAP_LLC_SNAP; e <= VC_ENCAP_VCMUX_BRIDGED; e++) {
+		struct atm_vc_cfg cfg = {.encap = e, .mtu = ATM_MTU_MAX};
+		uint32_t sdu = atm_vc_max_sdu(&cfg);
+
+		CHECK(sdu <= ATM_VC_SDU_MAX);
+		CHECK(aal5_cells_for(sdu) <= CELLPW_SEG_CELLS);
+	}
+	struct atm_vc_cfg bridged = {.encap = VC_ENCAP_LLC_BRIDGED, .mtu = ATM_MTU_MAX};
+	CHECK_EQ(atm_vc_max_sdu(&bridged), ATM_VC_SDU_MAX);
+}

@@ -223,6 +223,7 @@ int main(void)
 	test_worker();
 	test_vc_runtime(); /* last: it deletes VC_MP_LLC */
 	test_open_checks();
+	test_sdu_bounds();
 	h_teardown();
 	return check_report("test_cellpw");
 }
