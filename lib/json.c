@@ -3,19 +3,37 @@
 
 #include "lib/json.h"
 
-void json_str_put(FILE *out, const char *s)
+void json_escape(const char *s, void (*put)(void *arg, const char *p, size_t n), void *arg)
 {
-	fputc('"', out);
+	const char *run = s;
+	char esc[8];
+
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
 
+		if (c != '"' && c != '\\' && c >= 0x20 && c != 0x7f)
+			continue;
+		if (s > run)
+			put(arg, run, (size_t)(s - run));
 		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20 || c == 0x7f)
-			fprintf(out, "\\u%04x", c);
+			put(arg, (const char[]){'\\', (char)c}, 2);
 		else
-			fputc(c, out);
+			put(arg, esc, (size_t)snprintf(esc, sizeof(esc), "\\u%04x", c));
+		run = s + 1;
 	}
+	if (s > run)
+		put(arg, run, (size_t)(s - run));
+}
+
+static void file_put(void *arg, const char *p, size_t n)
+{
+	fwrite(p, 1, n, arg);
+}
+
+void json_str_put(FILE *out, const char *s)
+{
+	fputc('"', out);
+	json_escape(s, file_put, out);
 	fputc('"', out);
 }
 

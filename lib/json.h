@@ -9,10 +9,18 @@
 #ifndef CELLGATE_LIB_JSON_H
 #define CELLGATE_LIB_JSON_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
-/* s as a quoted JSON string: '"' and '\' escaped, control characters as \u00XX. */
+/*
+ * The inside of a JSON string for s ('"' and '\' escaped, control
+ * characters and DEL as \u00XX), handed to put in pieces: runs of plain
+ * characters whole. For writers that are not a FILE (an evbuffer).
+ */
+void json_escape(const char *s, void (*put)(void *arg, const char *p, size_t n), void *arg);
+
+/* s as a quoted JSON string, escaped as json_escape does. */
 void json_str_put(FILE *out, const char *s);
 
 /* ,"name":"value" (value escaped), the member form the documents are built from. */

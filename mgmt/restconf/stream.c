@@ -27,6 +27,7 @@
 
 #include "lib/addr.h"
 #include "lib/clock.h"
+#include "lib/json.h"
 #include "mgmt/restconf/rc_priv.h"
 
 #define SLICE_ROUTES 4096u    /* at most this many routes a turn */
@@ -47,18 +48,16 @@ struct rc_stream {
 	struct rc_stream *next;
 };
 
+static void evbuffer_put(void *arg, const char *p, size_t n)
+{
+	evbuffer_add(arg, p, n);
+}
+
+/* A port name as a JSON string: escaped like every string of the state (lib/json.h). */
 static void json_str(struct evbuffer *b, const char *s)
 {
 	evbuffer_add(b, "\"", 1);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			evbuffer_add_printf(b, "\\%c", c);
-		else if (c < 0x20)
-			evbuffer_add_printf(b, "\\u%04x", c);
-		else
-			evbuffer_add(b, s, 1);
-	}
+	json_escape(s, evbuffer_put, b);
 	evbuffer_add(b, "\"", 1);
 }
 
