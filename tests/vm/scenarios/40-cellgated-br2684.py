@@ -2,6 +2,7 @@
 """Host-side checks of 40-cellgated-br2684.sh: the stats.json files it left."""
 import json
 import os
+import struct
 
 
 def _vc(stats, vci):
@@ -9,6 +10,25 @@ def _vc(stats, vci):
         if v["port"] == "atm0" and v["vpi"] == 0 and v["vci"] == vci:
             return v
     raise KeyError(f"VC 0/{vci} not in stats.json")
+
+
+def _pcap_vcis(path):
+    """The VCI of every record of a LINKTYPE_SUNATM (123) pcap file, None if it is not one."""
+    with open(path, "rb") as f:
+        data = f.read()
+    # Microsecond or nanosecond timestamps (0xa1b23c4d), little-endian as this host writes.
+    if len(data) < 24 or struct.unpack_from("<I", data, 0)[0] not in (0xA1B2C3D4, 0xA1B23C4D) \
+            or struct.unpack_from("<I", data, 20)[0] != 123:
+        return None
+    vcis, off = [], 24
+    while off + 16 <= len(data):
+        incl = struct.unpack_from("<I", data, off + 8)[0]
+        rec = data[off + 16:off + 16 + incl]
+        if len(rec) < 4:
+            return None
+        vcis.append(struct.unpack_from(">H", rec, 2)[0])  # flags, VPI, VCI (big-endian)
+        off += 16 + incl
+    return vcis
 
 
 def _load(share, name):
@@ -39,6 +59,16 @@ def check(share, facts):
     for vci in (101, 103):
         got = int(_vc(b, vci)["discards-total"]) - int(_vc(a, vci)["discards-total"])
         out.append((f"exact-{vci}-no-discards", got == 0, f"{got}"))
+
+    # Captures on the atmsock VCs: VC 103 around the exact pings (10 out, 10 in, at
+    # least), VC 0/110 from startup (the bad SDUs the kernel delivered that fit the VC:
+    # the unknown PID and the bare LLC header; the oversize one is dropped before it).
+    for name, vci, least in (("exact103.pcap", 103, 20), ("vc110.pcap", 110, 2)):
+        path = os.path.join(share, name)
+        vcis = _pcap_vcis(path) if os.path.exists(path) else None
+        ok = vcis is not None and len(vcis) >= least and set(vcis) == {vci}
+        out.append((f"capture-{name}", ok, "missing or not SunATM pcap" if vcis is None
+                    else f"{len(vcis)} records, VCIs {sorted(set(vcis))}"))
 
     bad = _load(share, "stats-bad.json")
     disc = lambda vci: _vc(bad, vci)["discards"]

@@ -6,9 +6,11 @@
 # host path), transit between encapsulations (the worker), TCP and UDP
 # (iperf3), exact per-VC counters, a PVC added and deleted at runtime
 # (cellgatectl), bad SDUs from the far side counted by reason, and the far
-# side going away. Counters are judged on the host
-# (40-cellgated-br2684.py) from the stats.json files left in /share.
-# needs: cellgated cellgatectl br2684ctl ip ping iperf3
+# side going away. Captures on atmsock VCs (daemon/atm_capture.c, shared with
+# cellpw): a startup capture-file and a capture-start/stop around the exact
+# pings, both in the capture directory only. Counters and capture files are
+# judged on the host (40-cellgated-br2684.py) from what is left in /share.
+# needs: cellgated cellgatectl br2684ctl ip ping iperf3 curl
 # modules: br2684 tun
 # timeout: 150
 . /lib/vm.sh
@@ -18,17 +20,18 @@ mkdir -p $CG /var/run/netns
 for k in all default; do sysctl -qw net.ipv6.conf.$k.disable_ipv6=1; done
 
 # PVC N: 0/10N on both sides, subnet 10.0.N.0/24, cellgated .1, the kernel .2.
-pvc() { # name vci encap
+pvc() { # name vci encap [more PVC members]
 	echo "{\"name\": \"atm0.$2\", \"type\": \"point-to-point\",
 	  \"ipv4\": {\"address\": [{\"ip\": \"10.0.$(($2 - 100)).1\", \"prefix-length\": 24}]},
-	  \"pvc\": [{\"vpi\": 0, \"vci\": $2, \"encapsulation\": \"$3\", \"mtu\": 1500}]}"
+	  \"pvc\": [{\"vpi\": 0, \"vci\": $2, \"encapsulation\": \"$3\", \"mtu\": 1500$4}]}"
 }
 cat >$CG/cellgated.json <<JSON
 {"cellgate:cellgate": {"system": {"workers": 1}, "port": [
   {"name": "atm0", "driver": "atmsock", "atmsock": {"interface-number": 0},
    "subinterface": [
      $(pvc 0 100 llc-snap), $(pvc 0 101 vc-mux-ipv4), $(pvc 0 102 llc-bridged),
-     $(pvc 0 103 vc-mux-bridged), $(pvc 0 110 llc-snap), $(pvc 0 111 llc-bridged),
+     $(pvc 0 103 vc-mux-bridged), $(pvc 0 110 llc-snap ', "capture-file": "vc110.pcap"'),
+     $(pvc 0 111 llc-bridged),
      {"name": "atm0.120", "type": "multipoint",
       "ipv4": {"address": [{"ip": "10.0.20.1", "prefix-length": 24}]},
       "pvc": [{"vpi": 0, "vci": 120, "mtu": 1500, "peer-address": "10.0.20.2"}]}
@@ -80,12 +83,32 @@ vm_check iperf3-tcp-llc-to-llc-br /bin/ip netns exec p0 iperf3 -c 10.0.2.2 -p 52
 vm_check iperf3-udp-vcmux-to-vcmux-br \
 	/bin/ip netns exec p1 iperf3 -c 10.0.3.2 -p 5202 -u -b 2M -l 1200 -t 2
 
-# Exact: 10 pings p1 -> p3 cross VC 101 in and 103 out, and back.
+# capture-start/stop over RESTCONF: HTTP status of operation $1 with input $2.
+cap_op() {
+	curl -s -o /tmp/rc.out -w '%{http_code}' --unix-socket $CG/restconf.sock -X POST \
+		-H 'Content-Type: application/yang-data+json' --data-binary "$2" \
+		"http://localhost/restconf/operations/cellgate:capture-$1"
+}
+cap_expect() { # name want-status op input
+	_c=$(cap_op "$3" "$4")
+	if [ "$_c" = "$2" ]; then vm_pass "$1"; else vm_fail "$1" "HTTP $_c: $(cat /tmp/rc.out)"; fi
+}
+VC103='"port": "atm0", "vpi": 0, "vci": 103'
+vm_expect capture-file-opened $CG/cellgated.log "atm0 VC 0/110 .*capturing AAL5 SDUs to $CG/capture/vc110.pcap"
+cap_expect capture-outside-refused 400 start "{\"cellgate:input\": {$VC103, \"file\": \"../escape.pcap\"}}"
+if [ -e $CG/escape.pcap ]; then vm_fail capture-outside-no-file "$CG/escape.pcap exists"; else
+	vm_pass capture-outside-no-file
+fi
+
+# Exact: 10 pings p1 -> p3 cross VC 101 in and 103 out, and back (103 captured).
 sleep 1
+cap_expect capture-start-atmsock 204 start "{\"cellgate:input\": {$VC103, \"file\": \"exact103.pcap\"}}"
 stats stats-before.json
 /bin/ip netns exec p1 /bin/ping -c 10 -i 0.2 -W 2 10.0.3.2 >/tmp/exact.log 2>&1
 sleep 0.5
 stats stats-after.json
+cap_expect capture-stop-atmsock 204 stop "{\"cellgate:input\": {$VC103}}"
+cp $CG/capture/exact103.pcap /share/ 2>/dev/null
 vm_expect exact-pings-answered /tmp/exact.log ' 10 received'
 
 # A PVC added at runtime on the multipoint subinterface, then deleted.
@@ -126,5 +149,6 @@ stats stats-gone.json
 vm_expect vc-gone-logged $CG/cellgated.log "oper down: the kernel shut the VC's socket"
 kill $CGPID
 wait $CGPID 2>/dev/null
+cp $CG/capture/vc110.pcap /share/ 2>/dev/null
 cat $CG/cellgated.log
 vm_keep $CG/cellgated.log /tmp/exact.log /tmp/bad110.log /tmp/bad111.log
