@@ -280,7 +280,7 @@ void rib_get_counts(const struct rib *rib, struct rib_counts *out)
 	out->nhgroups = rib->nnhg;
 	out->errors = rib->errors;
 	out->fib_memory = fs.memory_bytes;
-	out->rib_memory = sizeof(*rib) + (uint64_t)rib->routes.nslots * rib->routes.esz +
+	out->rib_memory = sizeof(*rib) + (uint64_t)oa_bytes(&rib->routes) +
 	                  kset_memory(&rib->order) +
 	                  (uint64_t)NH_MAX * (sizeof(*rib->nh_meta) + 2 * sizeof(uint32_t)) +
 	                  (uint64_t)NHG_MAX * (sizeof(*rib->nhg_meta) + 2 * sizeof(uint32_t));

@@ -52,6 +52,11 @@ for row in "0 0" "1 0" "0 1" "1 1"; do
 	br2684ctl -b -c $n -e "$1" -p "$2" -a 1.0.$((100 + n)) >/tmp/br$n.log 2>&1
 	vm_wait 5 /bin/ip link show nas$n || vm_fail "nas$n" "br2684ctl: $(tail -n 1 /tmp/br$n.log)"
 	/bin/ip netns add p$n
+	# A new namespace starts with IPv6 on whatever init's sysctls say: off here
+	# too, or nasN's router solicitations and MLD reports land in the counters.
+	for k in all default; do
+		/bin/ip netns exec p$n sysctl -qw net.ipv6.conf.$k.disable_ipv6=1
+	done
 	/bin/ip link set nas$n netns p$n
 	/bin/ip -n p$n link set lo up
 	/bin/ip -n p$n addr add 10.0.$n.2/24 dev nas$n
@@ -61,10 +66,13 @@ for row in "0 0" "1 0" "0 1" "1 1"; do
 done
 sleep 1
 
-stats() { # file: stats.json now, into /share
+stats() { # file: stats.json now, into /share; the kernel's nas3 counters beside it
 	rm -f $CG/stats.json
 	kill -USR1 $CGPID
 	vm_wait 5 test -s $CG/stats.json && cp $CG/stats.json "/share/$1"
+	for c in tx_packets rx_packets; do
+		/bin/ip netns exec p3 cat /sys/class/net/nas3/statistics/$c >"/share/$1.nas3.$c" 2>/dev/null
+	done
 }
 
 enc() { case $1 in 0) echo llc ;; 1) echo vcmux ;; 2) echo llc-br ;; 3) echo vcmux-br ;; esac; }
