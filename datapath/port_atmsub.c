@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "datapath/atm/rfc2684.h"
+#include "lib/clock.h"
 #include "lib/log.h"
 #include "datapath/port_cellpw.h"
 
@@ -21,6 +22,7 @@ struct atmsub_queue {
 	struct port *port;
 	struct atmsub_settings *set;
 	struct cellpw_queue *atm;
+	int refused; /* why tx_burst last stopped (enum drop_reason) */
 };
 
 static inline struct atmsub_queue *SQ(struct port_queue *q)
@@ -108,37 +110,105 @@ static uint32_t l3_len(const struct pkt *p, uint16_t type)
 	return n && n <= avail ? n : avail;
 }
 
+/*
+ * What a VC discard means for the packet's own accounting (stats.h): the
+ * frame was forwarded to nothing, so it is dropped on the port it came in
+ * on, under the reason that says why.
+ */
+static int atmsub_drop_of(int vc_reason)
+{
+	switch (vc_reason) {
+	case VC_DROP_VC_DOWN:
+		return DROP_LINK_DOWN;
+	case VC_DROP_TOO_BIG:
+		return DROP_MTU_EXCEEDED;
+	case VC_DROP_QUEUE_FULL:
+	case VC_DROP_TX_FULL:
+		return DROP_TX_FULL;
+	default:
+		/* VC_DROP_UNKNOWN_LLC: the VC carries no such protocol (not IPv4). */
+		return DROP_NO_ROUTE;
+	}
+}
+
+/* One frame down its VC: -1 if it was accepted, else the port drop reason. */
+static int atmsub_send(struct atmsub_queue *s, const struct cellpw_vcset *vs, const struct pkt *p)
+{
+	struct cellpw_queue *c = s->atm;
+	int vc = atmsub_vc(s, vs, p), r;
+	uint16_t type = (uint16_t)(p->data[12] << 8 | p->data[13]);
+
+	if (vc < 0) {
+		CTR_ADD(c->ctr.no_vc, 1);
+		return DROP_ARP_FAILED;
+	}
+	struct atm_vc *v = &c->set->vcs[vc];
+	if (v->cfg.encap == VC_ENCAP_LLC_SNAP) {
+		const uint8_t *llc = rfc2684_llc_header(type);
+		if (!llc) {
+			CTR_ADD(v->ctr.discards[VC_DROP_UNKNOWN_LLC], 1);
+			return atmsub_drop_of(VC_DROP_UNKNOWN_LLC);
+		}
+		r = cellpw_vc_send(c, (uint16_t)vc, llc, 8, p->data + 14, l3_len(p, type));
+	} else if (type == 0x0800) {
+		r = cellpw_vc_send(c, (uint16_t)vc, NULL, 0, p->data + 14, l3_len(p, type));
+	} else {
+		CTR_ADD(v->ctr.discards[VC_DROP_UNKNOWN_LLC], 1);
+		return atmsub_drop_of(VC_DROP_UNKNOWN_LLC);
+	}
+	return r < 0 ? -1 : atmsub_drop_of(r);
+}
+
+/*
+ * Accepted: the frame is on its VC (in the frame being filled, or the
+ * VC's shaping queue). A frame a VC refuses ends the burst there, with
+ * its reason for tx_refused; the caller goes on with the rest.
+ */
 static unsigned atmsub_tx_burst(struct port_queue *q, struct pkt *const *pkts, unsigned n)
 {
 	struct atmsub_queue *s = SQ(q);
-	struct cellpw_queue *c = s->atm;
-	const struct cellpw_vcset *vs = cellpw_vcset_load(c); /* once per burst */
+	const struct cellpw_vcset *vs = cellpw_vcset_load(s->atm); /* once per burst */
 
+	/* The time a frame started here begins to wait for more cells. */
+	s->atm->now_us = mono_us();
 	for (unsigned i = 0; i < n; i++) {
-		const struct pkt *p = pkts[i];
-		int vc = atmsub_vc(s, vs, p);
-		uint16_t type = (uint16_t)(p->data[12] << 8 | p->data[13]);
+		int r = atmsub_send(s, vs, pkts[i]);
 
-		if (vc < 0) {
-			CTR_ADD(c->ctr.no_vc, 1);
-			continue;
-		}
-		struct atm_vc *v = &c->set->vcs[vc];
-		if (v->cfg.encap == VC_ENCAP_LLC_SNAP) {
-			const uint8_t *llc = rfc2684_llc_header(type);
-			if (!llc) {
-				CTR_ADD(v->ctr.discards[VC_DROP_UNKNOWN_LLC], 1);
-				continue;
-			}
-			cellpw_vc_send(c, (uint16_t)vc, llc, 8, p->data + 14, l3_len(p, type));
-		} else if (type == 0x0800) {
-			cellpw_vc_send(c, (uint16_t)vc, NULL, 0, p->data + 14, l3_len(p, type));
-		} else {
-			CTR_ADD(v->ctr.discards[VC_DROP_UNKNOWN_LLC], 1);
+		if (r >= 0) {
+			s->refused = r;
+			return i;
 		}
 	}
-	/* Accepted by the port; what a VC could not take is in its own discards. */
 	return n;
+}
+
+static int atmsub_tx_refused(struct port_queue *q, const struct pkt *p)
+{
+	(void)p;
+	return SQ(q)->refused;
+}
+
+/*
+ * Before the worker queues a frame here: a VC to send it on, and that VC up.
+ * Refused here, the worker answers with the ICMP error of the reason (host
+ * unreachable: no VC for the next hop; net unreachable: the VC is down).
+ */
+static int atmsub_tx_check(struct port_queue *q, const struct pkt *p)
+{
+	struct atmsub_queue *s = SQ(q);
+	struct cellpw_queue *c = s->atm;
+	int vc = atmsub_vc(s, cellpw_vcset_load(c), p);
+
+	if (vc < 0) {
+		CTR_ADD(c->ctr.no_vc, 1);
+		return DROP_ARP_FAILED;
+	}
+	struct atm_vc *v = &c->set->vcs[vc];
+	if (__atomic_load_n(&v->oper, __ATOMIC_RELAXED) != VC_OPER_UP) {
+		CTR_ADD(v->ctr.discards[VC_DROP_VC_DOWN], 1);
+		return DROP_LINK_DOWN;
+	}
+	return -1;
 }
 
 static int atmsub_tx_flush(struct port_queue *q)
@@ -181,6 +251,8 @@ const struct port_ops port_atmsub_ops = {
     .rx_burst = atmsub_rx_burst,
     .rx_release = atmsub_rx_release,
     .tx_burst = atmsub_tx_burst,
+    .tx_refused = atmsub_tx_refused,
+    .tx_check = atmsub_tx_check,
     .tx_flush = atmsub_tx_flush,
     .rx_fd = atmsub_rx_fd,
     .queue_ring_drops = atmsub_ring_drops,

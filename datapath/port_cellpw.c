@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include "lib/log.h"
 #include "datapath/port_cellpw.h"
@@ -106,6 +108,8 @@ static void cellpw_queue_close(struct port_queue *q)
 	free(c->seg_buf);
 	free(c->host);
 	free(c->events);
+	if (c->wake_fd >= 0)
+		close(c->wake_fd);
 	free(c);
 }
 
@@ -183,6 +187,12 @@ static int cellpw_queue_open(struct port *p, unsigned qid, unsigned nqueues,
 		return -ENOMEM;
 	c->port = p;
 	c->set = set;
+	c->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (c->wake_fd < 0) {
+		err = -errno;
+		log_warn("port %s: driver cellpw: host ring eventfd", p->name);
+		goto fail;
+	}
 	c->sdu_buf = malloc((size_t)BURST_MAX * CELLPW_RXBUF_SZ);
 	c->tx_buf = malloc((size_t)CELLPW_TX_FRAMES * CELLPW_FRAME_MAX);
 	c->seg_buf = malloc((size_t)CELLPW_SEG_CELLS * ATM_PW_CELL_SIZE);
@@ -264,6 +274,15 @@ bool cellpw_host_tx(struct port *atm_port, uint16_t vc, const uint8_t *ip, size_
 	s->len = (uint16_t)len;
 	memcpy(s->data, ip, len);
 	__atomic_store_n(&r->head, head + 1, __ATOMIC_RELEASE);
+	/*
+	 * The worker may be asleep: wake it. Every time, not only when the ring
+	 * was empty, so no push can fall between its last look and its sleep.
+	 * The host path carries the router's own traffic, one write per packet
+	 * is the control thread's, never the worker's.
+	 */
+	uint64_t one = 1;
+	ssize_t w = write(c->wake_fd, &one, sizeof(one));
+	(void)w; /* fails only with the counter at its maximum: readable already */
 	return true;
 }
 
@@ -294,6 +313,19 @@ static int cellpw_rx_fd(const struct port_queue *q)
 	return c->set->carrier_ops->rx_fd(c->carrier);
 }
 
+static uint64_t cellpw_port_service(struct port_queue *q, uint64_t now_ns, bool busy)
+{
+	struct cellpw_queue *c = CQ(q);
+
+	c->now_us = now_ns / 1000;
+	return cellpw_service(c, cellpw_vcset_load(c), busy);
+}
+
+static int cellpw_wake_fd(const struct port_queue *q)
+{
+	return ((const struct cellpw_queue *)(const void *)q)->wake_fd;
+}
+
 static int cellpw_ring_drops(struct port_queue *q, uint64_t *drops)
 {
 	return CQ(q)->set->carrier_ops->queue_ring_drops(CQ(q)->carrier, drops);
@@ -308,5 +340,7 @@ const struct port_ops port_cellpw_ops = {
     .tx_burst = cellpw_tx_burst,
     .tx_flush = cellpw_tx_flush,
     .rx_fd = cellpw_rx_fd,
+    .service = cellpw_port_service,
+    .wake_fd = cellpw_wake_fd,
     .queue_ring_drops = cellpw_ring_drops,
 };

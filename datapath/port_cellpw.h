@@ -118,10 +118,12 @@ struct cellpw_queue {
 	uint64_t tx_partial_since_us;
 	uint16_t tx_seq;
 	uint8_t *seg_buf; /* one PDU's cells, CELLPW_SEG_CELLS */
-	uint64_t now_us;
+	uint64_t now_us; /* rx_burst's, an atmsub tx_burst's or the worker pass's time */
 	uint64_t service_ms;
+	uint64_t timers_next_ms; /* the VC timers' earliest deadline, as of their last run */
 
 	struct host_ring *host;    /* control -> worker */
+	int wake_fd;               /* eventfd: the control thread filled the host ring */
 	struct event_ring *events; /* worker -> control: VC state, InATMARP, ping results */
 };
 
@@ -137,13 +139,25 @@ static inline const struct cellpw_vcset *cellpw_vcset_load(const struct cellpw_q
 /* port_cellpw_rx.c */
 unsigned cellpw_rx_burst(struct port_queue *q, struct pkt *pkts, unsigned max);
 
-/* port_cellpw_tx.c: queue one SDU (already encapsulated by prefix) on a VC. */
-void cellpw_vc_send(struct cellpw_queue *c, uint16_t vc_id, const uint8_t *prefix,
-                    size_t prefix_len, const uint8_t *sdu, size_t len);
+/*
+ * port_cellpw_tx.c: queue one SDU (already encapsulated by prefix) on a VC.
+ * -1 if it was accepted, else the reason (enum vc_drop_reason) it was
+ * discarded for, already counted on the VC.
+ */
+int cellpw_vc_send(struct cellpw_queue *c, uint16_t vc_id, const uint8_t *prefix,
+                   size_t prefix_len, const uint8_t *sdu, size_t len);
 /* Queue one OAM cell (48-byte payload) on a VC, ahead of shaping. */
 void cellpw_oam_send(struct cellpw_queue *c, uint16_t vc_id, const uint8_t payload[48], bool e2e);
-/* Shaping, concatenation timer, OAM and InATMARP timers, host ring: once per poll. */
-void cellpw_service(struct cellpw_queue *c, const struct cellpw_vcset *vs, bool idle);
+/*
+ * Once per worker pass (the port's service op): the host ring, shaping, the
+ * VC timers, and the frame being filled. That frame leaves at once unless
+ * more cells are on their way: `busy` (the worker's RX had more than a
+ * burst) or cells waiting for their shaper; then it waits for more, up to
+ * concatenation-timer µs. Returns when the port next needs a pass (ns,
+ * CLOCK_MONOTONIC; UINT64_MAX for none): the next shaper token, the frame's
+ * concatenation deadline, the next VC timer.
+ */
+uint64_t cellpw_service(struct cellpw_queue *c, const struct cellpw_vcset *vs, bool busy);
 /* Hand staged frames (and the partial one when `all`) to the carrier. */
 void cellpw_tx_push(struct cellpw_queue *c, bool all);
 
@@ -152,7 +166,8 @@ void cellpw_capture(struct atm_vc *vc, struct pcap_sunatm *cap, bool outbound, c
                     size_t len);
 void cellpw_oam_rx(struct cellpw_queue *c, uint16_t vc_id, const uint8_t payload[48], bool e2e);
 void cellpw_inatmarp_rx(struct cellpw_queue *c, uint16_t vc_id, const uint8_t *p, size_t len);
-void cellpw_vc_timers(struct cellpw_queue *c, const struct cellpw_vcset *vs, uint64_t now_ms);
+/* Returns the earliest time (ms) at which a timer of a VC will fire, UINT64_MAX for none. */
+uint64_t cellpw_vc_timers(struct cellpw_queue *c, const struct cellpw_vcset *vs, uint64_t now_ms);
 void cellpw_event(struct cellpw_queue *c, const struct dp_event *ev);
 
 /* Setup, control thread. The queue of worker 0 (others do not exist). */

@@ -192,8 +192,33 @@ void cellpw_capture(struct atm_vc *vc, struct pcap_sunatm *cap, bool outbound, c
 	                  sdu, len);
 }
 
-void cellpw_vc_timers(struct cellpw_queue *c, const struct cellpw_vcset *vs, uint64_t now_ms)
+static inline uint64_t earliest(uint64_t a, uint64_t b)
 {
+	return a < b ? a : b;
+}
+
+/* When the next timer of `vc` fires (ms), UINT64_MAX for none. */
+static uint64_t vc_timers_next(const struct atm_vc *vc, bool capturing)
+{
+	uint64_t next = UINT64_MAX;
+
+	if (aal5_reasm_busy(&vc->rx))
+		next = earliest(next, vc->rx.first_ms + vc->cfg.reasm_timeout_ms + 1);
+	if (vc->cfg.oam_enabled)
+		next = earliest(next, vc->oam_next_ms);
+	if (vc->ping_tag)
+		next = earliest(next, (vc->ping_sent_us + PING_TIMEOUT_US) / 1000 + 1);
+	if (capturing)
+		next = earliest(next, vc->cap_flush_ms + CAPTURE_FLUSH_MS);
+	if (vc->cfg.inatmarp)
+		next = earliest(next, vc->inatmarp_next_ms);
+	return next;
+}
+
+uint64_t cellpw_vc_timers(struct cellpw_queue *c, const struct cellpw_vcset *vs, uint64_t now_ms)
+{
+	uint64_t next = UINT64_MAX;
+
 	for (unsigned i = 0; i < vs->nvcs; i++) {
 		uint16_t id = vs->ids[i];
 		struct atm_vc *vc = &c->set->vcs[id];
@@ -213,5 +238,7 @@ void cellpw_vc_timers(struct cellpw_queue *c, const struct cellpw_vcset *vs, uin
 			inatmarp_send(c, id, OP_REQUEST, 0);
 			vc->inatmarp_next_ms = now_ms + vc->cfg.inatmarp_interval_ms;
 		}
+		next = earliest(next, vc_timers_next(vc, cap != NULL));
 	}
+	return next;
 }

@@ -153,10 +153,9 @@ unsigned cellpw_rx_burst(struct port_queue *q, struct pkt *pkts, unsigned max)
 {
 	struct cellpw_queue *c = CQ(q);
 	const struct port_ops *car = c->set->carrier_ops;
-	/* Once for the whole burst, service pass included (cellpw_vcset). */
+	/* Once for the whole burst (cellpw_vcset). */
 	const struct cellpw_vcset *vs = cellpw_vcset_load(c);
 	unsigned n = 0;
-	bool got = false;
 
 	c->now_us = mono_us();
 	c->sdu_used = 0;
@@ -168,7 +167,6 @@ unsigned cellpw_rx_burst(struct port_queue *q, struct pkt *pkts, unsigned max)
 			c->rx_nframes = car->rx_burst(c->carrier, c->rx_frames, BURST_MAX);
 			if (c->rx_nframes == 0)
 				break;
-			got = true;
 		}
 		const struct pkt *f = &c->rx_frames[c->rx_pos];
 		/* A frame completes at most one SDU per cell: leave it for the next burst
@@ -178,6 +176,5 @@ unsigned cellpw_rx_burst(struct port_queue *q, struct pkt *pkts, unsigned max)
 		c->rx_pos++;
 		n += frame_rx(c, vs, f, pkts + n, max - n);
 	}
-	cellpw_service(c, vs, !got);
 	return n;
 }

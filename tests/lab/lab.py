@@ -19,7 +19,9 @@ import tempfile
 import time
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-NS_PREFIX = "cglab"
+# CGLAB_NS_PREFIX: another prefix, for runs that must keep apart from the
+# shared default (benchmarks started by hand).
+NS_PREFIX = os.environ.get("CGLAB_NS_PREFIX", "cglab")
 
 # Address plan: host name -> (router port, router netdev, host veth, host /24
 # address, router address, loopback /32 addresses).

@@ -1,0 +1,245 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+# Request/response benchmark: the Linux kernel forwarding, then cellgated, on
+# the same namespace topology in one run, side by side.  Not part of the
+# pass/fail suite.  Needs root, sockperf and ping (tests/deps.sh).
+#
+#   tests/bench/rr-bench.sh [-t SECONDS] [-n PINGS] [-i INTERVAL] [-r REPEATS]
+#                           [-b CELLGATED] [--eth-only | --atm-only]
+#
+# Eth->Eth:      h1 -- r -- h2            (one router: r)
+# Eth->ATM->Eth: h1 -- r ==PW== a1 -- h4  (two routers: r and a1, joined by a
+#                cell pseudowire on a veth for cellgated; by a plain routed
+#                veth for the kernel, so both cross the same two hops)
+# Per topology and repeat: the kernel (ip_forward=1), then cellgated: sockperf
+# ping-pong over TCP and over UDP (14-byte messages, SECONDS each) in
+# transactions/s, then PINGS pings every INTERVAL s: RTT median, p99, max.
+# CPUs: sockperf, its server and ping on HOST_CPU (0); r's worker on RTR_CPU
+# (1), a1's on A1_CPU (1); the control threads on the CPUs the workers leave.
+# Kernel forwarding has no thread: it runs in softirq on the CPU that sends.
+set -u
+
+T=5
+NPING=2000
+PINT=0.001
+REPS=1
+BIN=${CELLGATED:-}
+DO_ETH=1
+DO_ATM=1
+HOST_CPU=${HOST_CPU:-0}
+RTR_CPU=${RTR_CPU:-1}
+A1_CPU=${A1_CPU:-1}
+while [ $# -gt 0 ]; do
+	case $1 in
+	-t) T=$2; shift 2 ;;
+	-n) NPING=$2; shift 2 ;;
+	-i) PINT=$2; shift 2 ;;
+	-r) REPS=$2; shift 2 ;;
+	-b) BIN=$2; shift 2 ;;
+	--eth-only) DO_ATM=0; shift ;;
+	--atm-only) DO_ETH=0; shift ;;
+	*) sed -n '3,20p' "$0"; exit 2 ;;
+	esac
+done
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+PY=/usr/bin/python3
+BIN=${BIN:-$ROOT/build/daemon/cellgated}
+[ "$(id -u)" -eq 0 ] || { echo "rr-bench: needs root" >&2; exit 1; }
+for t in sockperf ping taskset; do
+	command -v $t >/dev/null || { echo "rr-bench: $t missing (tests/deps.sh)" >&2; exit 1; }
+done
+[ -x "$BIN" ] || { echo "rr-bench: $BIN not built" >&2; exit 1; }
+
+WORK=$(mktemp -d /tmp/cg-rr.XXXXXX)
+LAB_TAG=""
+PIDS=""
+CG_PIDS=""
+cleanup() {
+	stop_all
+	[ -n "$LAB_TAG" ] && "$PY" "$ROOT/tests/lab/lab.py" down "$LAB_TAG"
+	[ -n "${KEEP:-}" ] || rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# start_cg NS CONFIG NAME: cellgated in NS; waits for its pidfile.
+start_cg() {
+	local ns=$1 cfg=$2 name=$3 pid
+	mkdir -p "$WORK/$name"
+	ip netns exec "$ns" "$BIN" -f "$cfg" -d -r "$WORK/$name" 2>"$WORK/$name.log" &
+	pid=$!
+	CG_PIDS="$CG_PIDS $pid"
+	for _ in $(seq 100); do
+		[ -s "$WORK/$name/cellgated.pid" ] && return 0
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "rr-bench: cellgated ($name) did not start:" >&2
+	cat "$WORK/$name.log" >&2
+	exit 1
+}
+
+# stop_cg: SIGTERM every cellgated started, wait for each.
+stop_cg() {
+	for p in $CG_PIDS; do kill "$p" 2>/dev/null && wait "$p" 2>/dev/null; done
+	CG_PIDS=""
+}
+
+stop_all() {
+	stop_cg
+	for p in $PIDS; do kill "$p" 2>/dev/null && wait "$p" 2>/dev/null; done
+	PIDS=""
+}
+
+# servers NS IP: sockperf servers (UDP on 11111, TCP on 11112) on HOST_CPU.
+servers() {
+	ip netns exec "$1" taskset -c "$HOST_CPU" sockperf server -i "$2" -p 11111 \
+		>"$WORK/srv-udp.log" 2>&1 &
+	PIDS="$PIDS $!"
+	ip netns exec "$1" taskset -c "$HOST_CPU" sockperf server --tcp -i "$2" -p 11112 \
+		>"$WORK/srv-tcp.log" 2>&1 &
+	PIDS="$PIDS $!"
+	sleep 0.5
+}
+
+# rr NS IP udp|tcp: transactions/s (ReceivedMessages / RunTime of the valid part).
+rr() {
+	local port=11111 opt=""
+	[ "$3" = tcp ] && { port=11112; opt=--tcp; }
+	ip netns exec "$1" taskset -c "$HOST_CPU" sockperf ping-pong $opt -i "$2" -p $port \
+		-t "$T" -m 14 2>&1 | tee "$WORK/rr-$3.log" |
+		sed -n 's/.*Valid Duration\] RunTime=\([0-9.]*\) sec.*ReceivedMessages=\([0-9]*\).*/\1 \2/p' |
+		awk '{ if ($1 > 0) printf "%.0f\n", $2 / $1; else print 0 }'
+}
+
+# pings NS IP: "median p99 max" RTT in microseconds.
+pings() {
+	ip netns exec "$1" taskset -c "$HOST_CPU" ping -n -c "$NPING" -i "$PINT" -W 1 "$2" 2>&1 |
+		sed -n 's/.*time=\([0-9.]*\) ms.*/\1/p' | sort -g |
+		awk '{ v[NR] = $1 * 1000 } END {
+			if (NR == 0) { print "0 0 0"; exit }
+			m = v[int((NR + 1) / 2)]; i = int(NR * 0.99 + 0.999); if (i > NR) i = NR
+			printf "%.0f %.0f %.0f\n", m, v[i], v[NR] }'
+}
+
+# measure NS IP: one line "tcp udp median p99 max".
+measure() {
+	local tcp udp pr
+	ip netns exec "$1" ping -c 3 -i 0.2 -W 1 "$2" >/dev/null ||
+		echo "rr-bench: warning: no ping reply from $2" >&2
+	tcp=$(rr "$1" "$2" tcp)
+	udp=$(rr "$1" "$2" udp)
+	pr=$(pings "$1" "$2")
+	echo "${tcp:-0} ${udp:-0} $pr"
+}
+
+# table TITLE FILE: FILE has "k_tcp k_udp k_med k_p99 k_max c_tcp ... c_max" per repeat.
+table() {
+	echo
+	echo "$1 (medians of $REPS; ratio = cellgated / kernel)"
+	awk -v reps="$REPS" '
+	function med(col,   n, i, j, t, a) {
+		n = 0
+		for (i = 1; i <= NR; i++) a[++n] = row[i, col]
+		for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
+			if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+	}
+	{ for (c = 1; c <= 10; c++) row[NR, c] = $c; if (NF >= 10) row[NR, 11] = 1 }
+	END {
+		split("TCP transactions/s,UDP transactions/s,ping RTT median (us),ping RTT p99 (us),ping RTT max (us)", name, ",")
+		printf "  %-22s %12s %12s %8s\n", "", "kernel", "cellgated", "ratio"
+		for (c = 1; c <= 5; c++) {
+			k = med(c); g = med(c + 5)
+			printf "  %-22s %12.0f %12.0f %8.2f\n", name[c], k, g, (k > 0 ? g / k : 0)
+		}
+		if (NR > 1) {
+			print "  per repeat (kernel | cellgated: tcp udp median p99 max):"
+			for (i = 1; i <= NR; i++)
+				printf "    %s %s %s %s %s | %s %s %s %s %s\n", row[i,1], row[i,2], row[i,3],
+				    row[i,4], row[i,5], row[i,6], row[i,7], row[i,8], row[i,9], row[i,10]
+		}
+	}' "$2"
+}
+
+kernel_eth() {
+	for h in 1 2; do ip -n "$NS_R" addr replace 10.0.$h.1/24 dev r-h$h; done
+	ip netns exec "$NS_R" sysctl -qw net.ipv4.ip_forward=1
+}
+
+kernel_off_eth() {
+	ip netns exec "$NS_R" sysctl -qw net.ipv4.ip_forward=0
+}
+
+bench_eth() {
+	eval "$("$PY" "$ROOT/tests/lab/lab.py" up $$)" || exit 1
+	"$PY" "$ROOT/tests/lab/lab.py" config "$RTR_CPU" >"$WORK/eth.json"
+	servers "$NS_H2" 10.0.2.2
+	: >"$WORK/eth.res"
+	for _ in $(seq "$REPS"); do
+		kernel_eth
+		k=$(measure "$NS_H1" 10.0.2.2)
+		kernel_off_eth
+		start_cg "$NS_R" "$WORK/eth.json" eth-r
+		c=$(measure "$NS_H1" 10.0.2.2)
+		stop_cg
+		echo "$k $c" >>"$WORK/eth.res"
+	done
+	stop_all
+	"$PY" "$ROOT/tests/lab/lab.py" down "$LAB_TAG"
+	LAB_TAG=""
+	table "Eth->Eth: h1 -- r -- h2" "$WORK/eth.res"
+}
+
+# The kernel over the same two hops: r-a1/a1-r as a routed /30 instead of the pseudowire.
+kernel_atm() {
+	ip -n "$NS_R" addr replace 10.0.1.1/24 dev r-h1
+	ip -n "$NS_R" addr replace 10.1.0.1/30 dev r-a1
+	ip -n "$NS_A1" addr replace 10.1.0.2/30 dev a1-r
+	ip -n "$NS_A1" addr replace 10.0.4.1/24 dev a1-h4
+	ip -n "$NS_R" route replace 10.0.4.0/24 via 10.1.0.2
+	ip -n "$NS_A1" route replace 10.0.1.0/24 via 10.1.0.1
+	ip netns exec "$NS_R" sysctl -qw net.ipv4.ip_forward=1
+	ip netns exec "$NS_A1" sysctl -qw net.ipv4.ip_forward=1
+}
+
+kernel_off_atm() {
+	ip netns exec "$NS_R" sysctl -qw net.ipv4.ip_forward=0
+	ip netns exec "$NS_A1" sysctl -qw net.ipv4.ip_forward=0
+	ip -n "$NS_R" addr flush dev r-a1
+	ip -n "$NS_A1" addr flush dev a1-r
+}
+
+bench_atm() {
+	eval "$("$PY" "$ROOT/tests/lab/atmlab.py" up $$)" || exit 1
+	"$PY" "$ROOT/tests/lab/atmlab.py" config r "$LAB_TAG" "$RTR_CPU" >"$WORK/atm-r.json"
+	"$PY" "$ROOT/tests/lab/atmlab.py" config a1 "$LAB_TAG" "$A1_CPU" >"$WORK/atm-a1.json"
+	servers "$NS_H4" 10.0.4.2
+	: >"$WORK/atm.res"
+	for _ in $(seq "$REPS"); do
+		kernel_atm
+		k=$(measure "$NS_H1" 10.0.4.2)
+		kernel_off_atm
+		start_cg "$NS_R" "$WORK/atm-r.json" atm-r
+		start_cg "$NS_A1" "$WORK/atm-a1.json" atm-a1
+		sleep 1 # OAM and InATMARP settle
+		c=$(measure "$NS_H1" 10.0.4.2)
+		stop_cg
+		echo "$k $c" >>"$WORK/atm.res"
+	done
+	stop_all
+	"$PY" "$ROOT/tests/lab/lab.py" down "$LAB_TAG"
+	LAB_TAG=""
+	table "Eth->ATM->Eth: h1 -- r ==PW== a1 -- h4 (kernel: h1 -- r -- a1 -- h4)" "$WORK/atm.res"
+}
+
+echo "cellgate request/response benchmark: $(uname -r), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "sockperf ping-pong 14 B, $T s per protocol; $NPING pings every $PINT s; $REPS repeat(s)"
+echo "CPUs: hosts (sockperf client and server, ping) on $HOST_CPU; cellgated worker on $RTR_CPU (r), $A1_CPU (a1);"
+echo "      kernel forwarding in softirq on the sending CPU (the hosts', $HOST_CPU)"
+echo "cellgated: $BIN"
+[ "$DO_ETH" -eq 1 ] && bench_eth
+[ "$DO_ATM" -eq 1 ] && bench_atm
+exit 0
