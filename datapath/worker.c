@@ -387,6 +387,11 @@ void dp_workers_stop(struct dataplane *dp)
 	dp->nworkers = 0;
 }
 
+uint64_t dp_worker_deadline(const struct dataplane *dp, unsigned w)
+{
+	return dp->workers[w]->next_ns;
+}
+
 unsigned dp_worker_held(const struct dataplane *dp, unsigned w)
 {
 	return __atomic_load_n(&dp->workers[w]->nhold, __ATOMIC_RELAXED);
