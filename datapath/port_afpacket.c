@@ -79,8 +79,8 @@ static void afpacket_rx_geometry(struct port_queue *q, const struct port *p,
 {
 	unsigned need = TPACKET_ALIGN(TPACKET2_HDRLEN + 16) + AFPACKET_RX_RESERVE +
 	                AFPACKET_VNET_HLEN + AFPACKET_VLAN_HLEN + p->mtu;
-	uint64_t frames = p->settings.rx_ring_frames ? p->settings.rx_ring_frames
-	                                             : AFPACKET_RX_FRAMES_DEF;
+	uint64_t frames =
+	    p->settings.rx_ring_frames ? p->settings.rx_ring_frames : AFPACKET_RX_FRAMES_DEF;
 	unsigned block = AFPACKET_RX_BLOCK_SIZE; /* > the largest frame: MTU <= 65535 */
 
 	q->rx_frame_size = TPACKET_ALIGN(need);

@@ -40,8 +40,8 @@
 #define AFPACKET_RX_FRAMES_MIN 256u
 #define AFPACKET_RX_RING_MAX   (256u << 20) /* bytes per queue */
 /* Super-packets read per burst, and the socket buffer their copies wait in. */
-#define AFPACKET_RX_COPY_BUFS 8u
-#define AFPACKET_RX_COPY_SIZE (68u << 10) /* reserve, vnet header, Ethernet, VLAN, 64 KiB IP */
+#define AFPACKET_RX_COPY_BUFS   8u
+#define AFPACKET_RX_COPY_SIZE   (68u << 10) /* reserve, vnet header, Ethernet, VLAN, 64 KiB IP */
 #define AFPACKET_RX_COPY_RCVBUF (8u << 20)
 /* Headroom before each frame: room to put back a VLAN tag the kernel stripped. */
 #define AFPACKET_RX_RESERVE 16u
@@ -94,7 +94,7 @@ struct port_queue {
 	unsigned rx_nframes;
 	unsigned rx_frame_size;
 	unsigned rx_frames_per_block;
-	unsigned rx_block_gap; /* bytes at the end of a block that hold no frame */
+	unsigned rx_block_gap;          /* bytes at the end of a block that hold no frame */
 	struct afpacket_rx_pos rx_head; /* next frame to read */
 	struct afpacket_rx_pos rx_rel;  /* oldest frame read but not yet released */
 	unsigned rx_taken;              /* frames from rx_rel up to rx_head */

@@ -21,8 +21,7 @@ static inline void afpacket_rx_next(const struct port_queue *q, struct afpacket_
  * one; the IP layer then sees the 802.1Q ethertype and drops it, counted.
  * PACKET_RESERVE (and the copy buffers' own headroom) guarantees the 4 bytes.
  */
-static inline void afpacket_vlan_restore(struct pkt *pk, const struct tpacket2_hdr *h,
-                                         uint32_t st)
+static inline void afpacket_vlan_restore(struct pkt *pk, const struct tpacket2_hdr *h, uint32_t st)
 {
 	uint16_t tpid = (st & TP_STATUS_VLAN_TPID_VALID) ? h->tp_vlan_tpid : ETH_P_8021Q;
 

@@ -14,9 +14,9 @@
 #include <unistd.h>
 
 #include "datapath/atm/rfc2684.h"
+#include "datapath/port_cellpw.h"
 #include "lib/clock.h"
 #include "lib/log.h"
-#include "datapath/port_cellpw.h"
 
 struct atmsub_queue {
 	struct port *port;

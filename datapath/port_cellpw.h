@@ -118,7 +118,7 @@ struct cellpw_queue {
 	uint64_t tx_partial_since_us;
 	uint16_t tx_seq;
 	uint8_t *seg_buf; /* one PDU's cells, CELLPW_SEG_CELLS */
-	uint64_t now_us; /* rx_burst's, an atmsub tx_burst's or the worker pass's time */
+	uint64_t now_us;  /* rx_burst's, an atmsub tx_burst's or the worker pass's time */
 	uint64_t service_ms;
 	uint64_t timers_next_ms; /* the VC timers' earliest deadline, as of their last run */
 
@@ -144,8 +144,8 @@ unsigned cellpw_rx_burst(struct port_queue *q, struct pkt *pkts, unsigned max);
  * -1 if it was accepted, else the reason (enum vc_drop_reason) it was
  * discarded for, already counted on the VC.
  */
-int cellpw_vc_send(struct cellpw_queue *c, uint16_t vc_id, const uint8_t *prefix,
-                   size_t prefix_len, const uint8_t *sdu, size_t len);
+int cellpw_vc_send(struct cellpw_queue *c, uint16_t vc_id, const uint8_t *prefix, size_t prefix_len,
+                   const uint8_t *sdu, size_t len);
 /* Queue one OAM cell (48-byte payload) on a VC, ahead of shaping. */
 void cellpw_oam_send(struct cellpw_queue *c, uint16_t vc_id, const uint8_t payload[48], bool e2e);
 /*

@@ -143,8 +143,8 @@ static void vc_pdu_out(struct atm_vc *vc, const uint8_t *prefix, size_t prefix_l
 	}
 }
 
-int cellpw_vc_send(struct cellpw_queue *c, uint16_t vc_id, const uint8_t *prefix,
-                   size_t prefix_len, const uint8_t *sdu, size_t len)
+int cellpw_vc_send(struct cellpw_queue *c, uint16_t vc_id, const uint8_t *prefix, size_t prefix_len,
+                   const uint8_t *sdu, size_t len)
 {
 	struct atm_vc *vc = &c->set->vcs[vc_id];
 	size_t sdu_len = prefix_len + len;

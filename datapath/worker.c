@@ -44,13 +44,13 @@
  * others when idle, and while spinning it yields to another real-time
  * worker on the same CPU (a second cellgated).
  */
-#define SPIN_NS      200000ull
-#define SLEEP_MAX_NS 10000000ull
-#define HOLD_TICK_NS 1000000ull /* held packets are looked up again every millisecond */
-#define NO_DEADLINE  UINT64_MAX
-#define ETH_FRAME_MIN 60u /* without the FCS */
+#define SPIN_NS               200000ull
+#define SLEEP_MAX_NS          10000000ull
+#define HOLD_TICK_NS          1000000ull /* held packets are looked up again every millisecond */
+#define NO_DEADLINE           UINT64_MAX
+#define ETH_FRAME_MIN         60u /* without the FCS */
 #define WORKER_TIMER_SLACK_NS 1000
-#define WORKER_RT_PRIO 1
+#define WORKER_RT_PRIO        1
 
 static void arp_snoop(struct worker *w, const struct pkt *p)
 {

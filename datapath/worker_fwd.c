@@ -381,7 +381,8 @@ static bool egress_checks(struct worker *w, struct pkt *p, const struct port *ou
 	 */
 	worker_drop(w, p, DROP_MTU_EXCEEDED);
 	if (df)
-		worker_icmp_reply(w, p, ICMP_DEST_UNREACH, ICMP_CODE_FRAG_NEEDED, (uint16_t)out->mtu);
+		worker_icmp_reply(w, p, ICMP_DEST_UNREACH, ICMP_CODE_FRAG_NEEDED,
+		                  (uint16_t)out->mtu);
 	return false;
 }
 

@@ -10,7 +10,7 @@
 #define HOLD_MAX      256 /* packets waiting for ARP, per worker */
 #define HOLD_PER_DEST 4   /* and per destination, so one dead host cannot fill it */
 #define HOLD_BUF      2048
-#define HOLD_BIG      4     /* of the HOLD_MAX entries, these hold a GSO super-packet */
+#define HOLD_BIG      4            /* of the HOLD_MAX entries, these hold a GSO super-packet */
 #define HOLD_BIG_BUF  (18 + 65535) /* Ethernet, one VLAN tag, the largest IPv4 datagram */
 #define HOLD_MEM      ((size_t)(HOLD_MAX - HOLD_BIG) * HOLD_BUF + (size_t)HOLD_BIG * HOLD_BIG_BUF)
 #define TX_BATCH      (2 * BURST_MAX)
@@ -46,7 +46,7 @@ struct worker {
 
 	uint64_t now_ns; /* start of the current pass (CLOCK_MONOTONIC) */
 	uint64_t now_ms;
-	uint64_t next_ns; /* when the next pass is due without RX (see worker_service) */
+	uint64_t next_ns;           /* when the next pass is due without RX (see worker_service) */
 	uint64_t icmp_tokens_milli; /* token bucket, in thousandths of a token */
 	uint64_t icmp_refill_ms;
 

@@ -167,8 +167,9 @@ static void check_accounting(void)
 	const struct stats_snapshot *sn = h_snap();
 
 	for (unsigned p = H_P2P; p <= H_ETH; p++)
-		CHECK_EQ(sn->port[p].c.rx_packets,
-		         sn->port[p].c.forwarded + sn->port[p].c.to_kernel + sn->port[p].drops_total);
+		CHECK_EQ(sn->port[p].c.rx_packets, sn->port[p].c.forwarded +
+		                                       sn->port[p].c.to_kernel +
+		                                       sn->port[p].drops_total);
 }
 
 void test_egress(void)

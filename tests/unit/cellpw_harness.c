@@ -10,10 +10,10 @@
 #include <unistd.h>
 
 #include "datapath/atm/aal5_crc.h"
-#include "lib/clock.h"
 #include "datapath/atm/oam.h"
 #include "datapath/csum.h"
 #include "datapath/ip4.h"
+#include "lib/clock.h"
 
 struct harness h;
 const uint8_t h_carrier_mac[6] = {0x02, 0, 0, 0, 0xc0, 0x01};
