@@ -4,8 +4,8 @@
 # the same namespace topology in one run, side by side.  Not part of the
 # pass/fail suite.  Needs root, sockperf and ping (tests/deps.sh).
 #
-#   tests/bench/rr-bench.sh [-t SECONDS] [-n PINGS] [-i INTERVAL] [-r REPEATS]
-#                           [-b CELLGATED] [--eth-only | --atm-only]
+#   tests/bench/rr-bench.sh [-t SECONDS] [-n PINGS] [-i INTERVAL] [-s SPARSE]
+#                           [-r REPEATS] [-b CELLGATED] [--eth-only | --atm-only]
 #
 # Eth->Eth:      h1 -- r -- h2            (one router: r)
 # Eth->ATM->Eth: h1 -- r ==PW== a1 -- h4  (two routers: r and a1, joined by a
@@ -13,7 +13,9 @@
 #                veth for the kernel, so both cross the same two hops)
 # Per topology and repeat: the kernel (ip_forward=1), then cellgated: sockperf
 # ping-pong over TCP and over UDP (14-byte messages, SECONDS each) in
-# transactions/s, then PINGS pings every INTERVAL s: RTT median, p99, max.
+# transactions/s, then PINGS pings every INTERVAL s (0.001: the worker is
+# still polling when the next one comes) and SPARSE pings 10 ms apart (the
+# worker has gone to sleep before each): RTT median, p99, max.
 # CPUs: sockperf, its server and ping on HOST_CPU (0); r's worker on RTR_CPU
 # (1), a1's on A1_CPU (1); the control threads on the CPUs the workers leave.
 # Kernel forwarding has no thread: it runs in softirq on the CPU that sends.
@@ -22,6 +24,7 @@ set -u
 T=5
 NPING=2000
 PINT=0.001
+NSPARSE=300
 REPS=1
 BIN=${CELLGATED:-}
 DO_ETH=1
@@ -34,11 +37,12 @@ while [ $# -gt 0 ]; do
 	-t) T=$2; shift 2 ;;
 	-n) NPING=$2; shift 2 ;;
 	-i) PINT=$2; shift 2 ;;
+	-s) NSPARSE=$2; shift 2 ;;
 	-r) REPS=$2; shift 2 ;;
 	-b) BIN=$2; shift 2 ;;
 	--eth-only) DO_ATM=0; shift ;;
 	--atm-only) DO_ETH=0; shift ;;
-	*) sed -n '3,20p' "$0"; exit 2 ;;
+	*) sed -n '3,22p' "$0"; exit 2 ;;
 	esac
 done
 
@@ -114,9 +118,9 @@ rr() {
 		awk '{ if ($1 > 0) printf "%.0f\n", $2 / $1; else print 0 }'
 }
 
-# pings NS IP: "median p99 max" RTT in microseconds.
+# pings NS IP COUNT INTERVAL: "median p99 max" RTT in microseconds.
 pings() {
-	ip netns exec "$1" taskset -c "$HOST_CPU" ping -n -c "$NPING" -i "$PINT" -W 1 "$2" 2>&1 |
+	ip netns exec "$1" taskset -c "$HOST_CPU" ping -n -c "$3" -i "$4" -W 1 "$2" 2>&1 |
 		sed -n 's/.*time=\([0-9.]*\) ms.*/\1/p' | sort -g |
 		awk '{ v[NR] = $1 * 1000 } END {
 			if (NR == 0) { print "0 0 0"; exit }
@@ -124,22 +128,23 @@ pings() {
 			printf "%.0f %.0f %.0f\n", m, v[i], v[NR] }'
 }
 
-# measure NS IP: one line "tcp udp median p99 max".
+# measure NS IP: one line "tcp udp median p99 max median p99 max" (dense, sparse pings).
 measure() {
-	local tcp udp pr
+	local tcp udp pd ps
 	ip netns exec "$1" ping -c 3 -i 0.2 -W 1 "$2" >/dev/null ||
 		echo "rr-bench: warning: no ping reply from $2" >&2
 	tcp=$(rr "$1" "$2" tcp)
 	udp=$(rr "$1" "$2" udp)
-	pr=$(pings "$1" "$2")
-	echo "${tcp:-0} ${udp:-0} $pr"
+	pd=$(pings "$1" "$2" "$NPING" "$PINT")
+	ps=$(pings "$1" "$2" "$NSPARSE" 0.01)
+	echo "${tcp:-0} ${udp:-0} $pd $ps"
 }
 
-# table TITLE FILE: FILE has "k_tcp k_udp k_med k_p99 k_max c_tcp ... c_max" per repeat.
+# table TITLE FILE: FILE has the kernel's 8 figures then cellgated's 8 per repeat.
 table() {
 	echo
 	echo "$1 (medians of $REPS; ratio = cellgated / kernel)"
-	awk -v reps="$REPS" '
+	awk -v pint="$PINT" '
 	function med(col,   n, i, j, t, a) {
 		n = 0
 		for (i = 1; i <= NR; i++) a[++n] = row[i, col]
@@ -147,19 +152,25 @@ table() {
 			if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
 		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 	}
-	{ for (c = 1; c <= 10; c++) row[NR, c] = $c; if (NF >= 10) row[NR, 11] = 1 }
+	{ for (c = 1; c <= 16; c++) row[NR, c] = $c }
 	END {
-		split("TCP transactions/s,UDP transactions/s,ping RTT median (us),ping RTT p99 (us),ping RTT max (us)", name, ",")
-		printf "  %-22s %12s %12s %8s\n", "", "kernel", "cellgated", "ratio"
-		for (c = 1; c <= 5; c++) {
-			k = med(c); g = med(c + 5)
-			printf "  %-22s %12.0f %12.0f %8.2f\n", name[c], k, g, (k > 0 ? g / k : 0)
+		name[1] = "TCP transactions/s"; name[2] = "UDP transactions/s"
+		name[3] = "ping " pint " s: median us"; name[4] = "ping " pint " s: p99 us"
+		name[5] = "ping " pint " s: max us"
+		name[6] = "ping 0.01 s: median us"; name[7] = "ping 0.01 s: p99 us"
+		name[8] = "ping 0.01 s: max us"
+		printf "  %-26s %11s %11s %7s\n", "", "kernel", "cellgated", "ratio"
+		for (c = 1; c <= 8; c++) {
+			k = med(c); g = med(c + 8)
+			printf "  %-26s %11.0f %11.0f %7.2f\n", name[c], k, g, (k > 0 ? g / k : 0)
 		}
 		if (NR > 1) {
-			print "  per repeat (kernel | cellgated: tcp udp median p99 max):"
-			for (i = 1; i <= NR; i++)
-				printf "    %s %s %s %s %s | %s %s %s %s %s\n", row[i,1], row[i,2], row[i,3],
-				    row[i,4], row[i,5], row[i,6], row[i,7], row[i,8], row[i,9], row[i,10]
+			print "  per repeat, kernel | cellgated (tcp udp dense-ping med p99 max sparse med p99 max):"
+			for (i = 1; i <= NR; i++) {
+				line = "   "
+				for (c = 1; c <= 16; c++) line = line " " row[i, c] (c == 8 ? " |" : "")
+				print line
+			}
 		}
 	}' "$2"
 }
@@ -236,7 +247,7 @@ bench_atm() {
 }
 
 echo "cellgate request/response benchmark: $(uname -r), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "sockperf ping-pong 14 B, $T s per protocol; $NPING pings every $PINT s; $REPS repeat(s)"
+echo "sockperf ping-pong 14 B, $T s per protocol; $NPING pings every $PINT s, $NSPARSE every 0.01 s; $REPS repeat(s)"
 echo "CPUs: hosts (sockperf client and server, ping) on $HOST_CPU; cellgated worker on $RTR_CPU (r), $A1_CPU (a1);"
 echo "      kernel forwarding in softirq on the sending CPU (the hosts', $HOST_CPU)"
 echo "cellgated: $BIN"

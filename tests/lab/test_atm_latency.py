@@ -18,6 +18,7 @@ import pytest
 
 import atmlab
 import lab
+import restconf as rc
 from conftest import start_router
 from test_latency import IDLE_CPU_MAX, check_p99
 
@@ -155,3 +156,19 @@ def test_ping_p99_across_atm(topo, routers):
               "h1 -> h4 across ATM, 5 ms apart")
     check_p99(lab.ping_rtts(topo, "h1", "10.0.4.2", 1000, 0.001), 1000,
               "h1 -> h4 across ATM, 1 ms apart")
+
+
+def test_oam_loopback_rtt(routers):
+    """On-demand F5 loopbacks r -> a1 -> r: the cell leaves at once and each
+    end handles the other's cell as it arrives (no ring or concatenation
+    timer on the way), so a round trip takes well under a millisecond."""
+    r, _ = routers
+    out = rc.request(r, "POST", "/restconf/operations/cellgate:vc-ping",
+                     {"cellgate:input": {"port": "atm0", "vpi": 0, "vci": 100,
+                                         "count": 10}}, timeout=30)
+    assert out.status == 200, out
+    o = out.json()["cellgate:output"]
+    rtts = [x["rtt"] for x in o["reply"]]
+    print("OAM loopback 0/100: %d of %d answered, RTT us %s" % (o["received"], o["sent"], rtts))
+    assert o["received"] == o["sent"] == 10
+    assert lab.percentile(rtts, 0.5) < 500, rtts
