@@ -1,7 +1,7 @@
 /*
  * The datapath worker: a poll loop over the RX queues it owns. Per burst:
  * classify and validate, one bulk FIB lookup, forward, one TX flush per
- * egress port, release the RX block, report an RCU quiescent state.
+ * egress port, release the RX frames, report an RCU quiescent state.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -25,26 +25,29 @@
 
 /*
  * Sleep policy (measurements in BENCHMARKS.md, "Latency"). While frames
- * arrive the worker polls its rings without a syscall, so a frame is
- * forwarded within a microsecond or two of the kernel writing it. After
- * SPIN_NS with nothing to do it sleeps in ppoll(2) on the RX sockets (the
- * kernel wakes it for the next frame) until the earliest deadline a port
- * driver or the ARP hold queue reported, never longer than SLEEP_MAX_NS:
- * that bounds what nothing wakes the worker for (an on-demand OAM ping
- * asked by the control thread, a reassembly timer started after the last
- * timer pass) and keeps the watchdog's loop counter moving. Idle cost:
- * ~100 wakeups a second.
+ * arrive the worker polls its rings without a syscall and forwards them in
+ * bursts, so under load it never sleeps and a frame is forwarded within a
+ * microsecond or two of the kernel writing it. The first pass that finds
+ * nothing to do sleeps in ppoll(2) on the RX sockets (the kernel wakes it
+ * for the next frame) until the earliest deadline a port driver or the ARP
+ * hold queue reported, never longer than SLEEP_MAX_NS: that bounds what
+ * nothing wakes the worker for (an on-demand OAM ping asked by the control
+ * thread, a reassembly timer started after the last timer pass) and keeps
+ * the watchdog's loop counter moving. Idle cost: ~100 wakeups a second.
+ * Spinning on after the last frame (20 us to forever were measured) bought
+ * nothing here: what it saves is the wakeup of a worker on an idle CPU,
+ * but the next frame of a request/response exchange comes back only after
+ * the far host's own wakeup, and a real-time worker that spins keeps the
+ * CPU from the hosts sharing it (ping-pong through a worker on the hosts'
+ * CPU: 31k transactions/s without spinning, 14k with 20 us, 4k with 200 us);
+ * one that never sleeps is throttled by the kernel (50 ms a second).
  *
  * Priority: workers run SCHED_FIFO at the lowest real-time priority where
  * the daemon may (root, or RLIMIT_RTPRIO), as the kernel's own forwarding
  * runs in softirq ahead of every task. In the fair class a woken worker
  * waits for the task on its CPU to finish its slice (EEVDF run-to-parity),
- * which measured as milliseconds of ping p99 on a loaded machine. It never
- * spins longer than SPIN_NS without traffic, so it leaves its CPU to the
- * others when idle, and while spinning it yields to another real-time
- * worker on the same CPU (a second cellgated).
+ * which measured as milliseconds of ping p99 on a loaded machine.
  */
-#define SPIN_NS               200000ull
 #define SLEEP_MAX_NS          10000000ull
 #define HOLD_TICK_NS          1000000ull /* held packets are looked up again every millisecond */
 #define NO_DEADLINE           UINT64_MAX
@@ -130,8 +133,11 @@ static unsigned worker_poll_queue(struct worker *w, struct port *pt)
 	unsigned n, k = 0;
 
 	n = pt->ops->rx_burst(q, pkts, BURST_MAX);
-	if (n == 0)
+	if (n == 0) {
+		/* Frames it skipped (outgoing copies) go back too, or poll() stays readable. */
+		pt->ops->rx_release(q);
 		return 0;
+	}
 	for (unsigned i = 0; i < n; i++) {
 		if (classify(w, &pkts[i])) {
 			dst[k] = rd32(pkts[i].data + 14 + 16);
@@ -271,7 +277,6 @@ static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 	struct dataplane *dp = w->dp;
-	uint64_t last_work_ns = mono_ns();
 
 	/* Deadlines are microseconds apart (shaping at 20k cells/s: 50 us a cell). */
 	prctl(PR_SET_TIMERSLACK, WORKER_TIMER_SLACK_NS, 0, 0, 0);
@@ -280,12 +285,8 @@ static void *worker_main(void *arg)
 		unsigned got = worker_iterate(w);
 
 		rcu_quiescent_state();
-		if (got)
-			last_work_ns = w->now_ns;
-		else if (w->now_ns - last_work_ns >= SPIN_NS)
+		if (!got)
 			worker_sleep(w);
-		else if (w->rt)
-			sched_yield();
 	}
 	rcu_unregister_thread();
 	return NULL;
@@ -350,11 +351,9 @@ static int worker_spawn(struct worker *w)
 	pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
 	pthread_attr_setschedpolicy(&attr, SCHED_FIFO);
 	pthread_attr_setschedparam(&attr, &rt);
-	w->rt = true;
 	err = pthread_create(&w->thread, &attr, worker_main, w);
 	if (err == EPERM) {
 		pthread_attr_setinheritsched(&attr, PTHREAD_INHERIT_SCHED);
-		w->rt = false;
 		err = pthread_create(&w->thread, &attr, worker_main, w);
 		if (!err)
 			log_info("worker %u: no real-time priority (needs CAP_SYS_NICE or "

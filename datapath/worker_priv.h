@@ -38,7 +38,6 @@ struct hold_entry {
 struct worker {
 	unsigned id;
 	int cpu;
-	bool rt; /* runs SCHED_FIFO (worker.c: why) */
 	pthread_t thread;
 	struct dataplane *dp;
 	struct worker_counters *ctr;
