@@ -142,8 +142,11 @@ def test_cbr_rate_with_rx_idle(topo, routers):
     t1, t2 = fill_end + 0.1, times[-1] - 0.1
     n = sum(1 for t in times if t1 <= t < t2)
     rate = n / (t2 - t1)
-    print("CBR VC 0/300, PCR %d: %d cells in %.3f s with RX idle: %.0f cells/s (%.2f %%)" %
-          (PCR, n, t2 - t1, rate, 100 * (rate - PCR) / PCR))
+    win = [t for t in times if t1 <= t < t2]
+    gaps = sorted((b - a for a, b in zip(win, win[1:])), reverse=True)[:5]
+    print("CBR VC 0/300, PCR %d: %d cells in %.3f s with RX idle: %.0f cells/s (%.2f %%); "
+          "longest gaps %s ms" % (PCR, n, t2 - t1, rate, 100 * (rate - PCR) / PCR,
+                                  ["%.2f" % (1000 * g) for g in gaps]))
     assert t2 - t1 > 2.0, (t1, t2)
     assert abs(rate - PCR) <= 0.01 * PCR, "%.0f cells/s for a PCR of %d" % (rate, PCR)
 
