@@ -16,9 +16,14 @@
 # transactions/s, then PINGS pings every INTERVAL s (0.001: the worker is
 # still polling when the next one comes) and SPARSE pings 10 ms apart (the
 # worker has gone to sleep before each): RTT median, p99, max.
-# CPUs: sockperf, its server and ping on HOST_CPU (0); r's worker on RTR_CPU
-# (1), a1's on A1_CPU (1); the control threads on the CPUs the workers leave.
-# Kernel forwarding has no thread: it runs in softirq on the CPU that sends.
+# CPUs (environment): sockperf's client and ping on CLIENT_CPU, its server on
+# SERVER_CPU (both default HOST_CPU, 0); r's worker on RTR_CPU, a1's on
+# A1_CPU (default 0 too); the control threads on the CPUs the workers leave.
+# Kernel forwarding has no thread: it runs in softirq on the CPU that sends,
+# so the default puts cellgated's workers there as well, the same CPU
+# budget for both. RTR_CPU=1 A1_CPU=1 gives the workers a CPU of their own
+# (BENCHMARKS.md compares the arrangements: on this VM every hop between
+# CPUs costs an inter-processor wakeup of tens of microseconds).
 set -u
 
 T=5
@@ -30,8 +35,10 @@ BIN=${CELLGATED:-}
 DO_ETH=1
 DO_ATM=1
 HOST_CPU=${HOST_CPU:-0}
-RTR_CPU=${RTR_CPU:-1}
-A1_CPU=${A1_CPU:-1}
+CLIENT_CPU=${CLIENT_CPU:-$HOST_CPU}
+SERVER_CPU=${SERVER_CPU:-$HOST_CPU}
+RTR_CPU=${RTR_CPU:-0}
+A1_CPU=${A1_CPU:-0}
 while [ $# -gt 0 ]; do
 	case $1 in
 	-t) T=$2; shift 2 ;;
@@ -42,7 +49,7 @@ while [ $# -gt 0 ]; do
 	-b) BIN=$2; shift 2 ;;
 	--eth-only) DO_ATM=0; shift ;;
 	--atm-only) DO_ETH=0; shift ;;
-	*) sed -n '3,22p' "$0"; exit 2 ;;
+	*) sed -n '3,27p' "$0"; exit 2 ;;
 	esac
 done
 
@@ -99,10 +106,10 @@ stop_all() {
 
 # servers NS IP: sockperf servers (UDP on 11111, TCP on 11112) on HOST_CPU.
 servers() {
-	ip netns exec "$1" taskset -c "$HOST_CPU" sockperf server -i "$2" -p 11111 \
+	ip netns exec "$1" taskset -c "$SERVER_CPU" sockperf server -i "$2" -p 11111 \
 		>"$WORK/srv-udp.log" 2>&1 &
 	PIDS="$PIDS $!"
-	ip netns exec "$1" taskset -c "$HOST_CPU" sockperf server --tcp -i "$2" -p 11112 \
+	ip netns exec "$1" taskset -c "$SERVER_CPU" sockperf server --tcp -i "$2" -p 11112 \
 		>"$WORK/srv-tcp.log" 2>&1 &
 	PIDS="$PIDS $!"
 	sleep 0.5
@@ -112,7 +119,7 @@ servers() {
 rr() {
 	local port=11111 opt=""
 	[ "$3" = tcp ] && { port=11112; opt=--tcp; }
-	ip netns exec "$1" taskset -c "$HOST_CPU" sockperf ping-pong $opt -i "$2" -p $port \
+	ip netns exec "$1" taskset -c "$CLIENT_CPU" sockperf ping-pong $opt -i "$2" -p $port \
 		-t "$T" -m 14 2>&1 | tee "$WORK/rr-$3.log" |
 		sed -n 's/.*Valid Duration\] RunTime=\([0-9.]*\) sec.*ReceivedMessages=\([0-9]*\).*/\1 \2/p' |
 		awk '{ if ($1 > 0) printf "%.0f\n", $2 / $1; else print 0 }'
@@ -120,7 +127,7 @@ rr() {
 
 # pings NS IP COUNT INTERVAL: "median p99 max" RTT in microseconds.
 pings() {
-	ip netns exec "$1" taskset -c "$HOST_CPU" ping -n -c "$3" -i "$4" -W 1 "$2" 2>&1 |
+	ip netns exec "$1" taskset -c "$CLIENT_CPU" ping -n -c "$3" -i "$4" -W 1 "$2" 2>&1 |
 		sed -n 's/.*time=\([0-9.]*\) ms.*/\1/p' | sort -g |
 		awk '{ v[NR] = $1 * 1000 } END {
 			if (NR == 0) { print "0 0 0"; exit }
@@ -248,8 +255,8 @@ bench_atm() {
 
 echo "cellgate request/response benchmark: $(uname -r), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "sockperf ping-pong 14 B, $T s per protocol; $NPING pings every $PINT s, $NSPARSE every 0.01 s; $REPS repeat(s)"
-echo "CPUs: hosts (sockperf client and server, ping) on $HOST_CPU; cellgated worker on $RTR_CPU (r), $A1_CPU (a1);"
-echo "      kernel forwarding in softirq on the sending CPU (the hosts', $HOST_CPU)"
+echo "CPUs: sockperf client and ping on $CLIENT_CPU, sockperf server on $SERVER_CPU; cellgated worker on $RTR_CPU (r), $A1_CPU (a1);"
+echo "      kernel forwarding in softirq on the sending CPU"
 echo "cellgated: $BIN"
 [ "$DO_ETH" -eq 1 ] && bench_eth
 [ "$DO_ATM" -eq 1 ] && bench_atm
