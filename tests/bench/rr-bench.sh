@@ -13,9 +13,9 @@
 #                veth for the kernel, so both cross the same two hops)
 # Per topology and repeat: the kernel (ip_forward=1), then cellgated: sockperf
 # ping-pong over TCP and over UDP (14-byte messages, SECONDS each) in
-# transactions/s, then PINGS pings every INTERVAL s (0.001: the worker is
-# still polling when the next one comes) and SPARSE pings 10 ms apart (the
-# worker has gone to sleep before each): RTT median, p99, max.
+# transactions/s, then PINGS pings every INTERVAL s (default 1 ms) and SPARSE
+# pings 10 ms apart (CPUs go idle in between, as for a lone packet): RTT
+# median, p99, max.
 # CPUs (environment): sockperf's client and ping on CLIENT_CPU, its server on
 # SERVER_CPU (both default HOST_CPU, 0); r's worker on RTR_CPU, a1's on
 # A1_CPU (default 0 too); the control threads on the CPUs the workers leave.
