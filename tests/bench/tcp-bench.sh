@@ -44,12 +44,14 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# gbps: one iperf3 run h1 -> h2, Gbit/s received.
+# gbps: one iperf3 run h1 -> h2, Gbit/s received (0, and iperf3's error on stderr, if it failed).
 gbps() {
 	ip netns exec "$NS_H1" iperf3 -c 10.0.2.2 -t "$T" -J 2>/dev/null |
 		"$PY" -c 'import json,sys
-try: print("%.2f" % (json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"] / 1e9))
-except Exception: print("0")'
+j = json.load(sys.stdin)
+try: print("%.2f" % (j["end"]["sum_received"]["bits_per_second"] / 1e9))
+except Exception:
+    print("0"); print("tcp-bench: iperf3: %s" % j.get("error", "no result"), file=sys.stderr)'
 }
 
 offloads() { # on|off: TSO/GSO/GRO/TX checksumming on the host veths
