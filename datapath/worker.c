@@ -237,7 +237,7 @@ static void worker_service(struct worker *w, bool busy)
 				next = t;
 		}
 	}
-	if (__atomic_load_n(&w->nhold, __ATOMIC_RELAXED) && w->now_ns + HOLD_TICK_NS < next)
+	if (w->nhold && w->now_ns + HOLD_TICK_NS < next)
 		next = w->now_ns + HOLD_TICK_NS;
 	w->next_ns = next;
 }
