@@ -32,8 +32,9 @@
  * ring frame, marked TP_STATUS_COPY, stands for it in order, and rx_burst
  * reads it with one recv() into one of a few big buffers.
  * Frames are grouped into 128 KiB blocks (the kernel allocates a block as one
- * power-of-two run of pages). Default 32768 frames (~53 MiB per queue at MTU
- * 1500, ~400 ms of minimum-size frames at the rates in BENCHMARKS.md).
+ * power-of-two run of pages). Default 32768 frames: ~53 MiB per queue at MTU
+ * 1500, ~40 ms of minimum-size frames at 800 kpps, enough to ride out a
+ * worker kept from its CPU for a few scheduler ticks.
  */
 #define AFPACKET_RX_BLOCK_SIZE (128u << 10)
 #define AFPACKET_RX_FRAMES_DEF 32768u

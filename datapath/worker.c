@@ -186,11 +186,11 @@ static void worker_sleep(struct worker *w)
 {
 	struct pollfd fds[2 * PORT_MAX];
 	bool wake[2 * PORT_MAX];
-	unsigned nfds = worker_fds(w, fds, wake);
 	uint64_t wait = w->next_ns - w->now_ns;
 
 	if (w->next_ns <= w->now_ns)
 		return;
+	unsigned nfds = worker_fds(w, fds, wake);
 	if (wait > SLEEP_MAX_NS)
 		wait = SLEEP_MAX_NS;
 	struct timespec ts = {.tv_sec = (time_t)(wait / 1000000000u),
