@@ -73,15 +73,22 @@ static int cfg_check_raw_prefix(const struct cfg_pstate *ps, const char *raw)
  * text as opaque nodes in a schema-less context to see what was written:
  * a prefix with host bits is nearly always a typo for a different route.
  */
-static int cfg_check_raw_prefixes(const struct cfg_pstate *ps, const char *json)
+/* The schema-less context the raw re-read needs. */
+static struct ly_ctx *cfg_raw_ctx_new(void)
+{
+	struct ly_ctx *raw = NULL;
+
+	if (ly_ctx_new(NULL, LY_CTX_NO_YANGLIBRARY | LY_CTX_DISABLE_SEARCHDIRS, &raw) != LY_SUCCESS)
+		return NULL;
+	return raw;
+}
+
+static int cfg_check_raw_prefixes(const struct cfg_pstate *ps, struct ly_ctx *raw, const char *json)
 {
 	const struct lyd_node *top, *rt, *route, *pfx;
 	struct lyd_node *tree = NULL;
-	struct ly_ctx *raw = NULL;
 	int rc = 0;
 
-	if (ly_ctx_new(NULL, LY_CTX_NO_YANGLIBRARY | LY_CTX_DISABLE_SEARCHDIRS, &raw) != LY_SUCCESS)
-		return cfg_errf(ps, -ENOMEM, "cannot create a libyang context");
 	if (lyd_parse_data_mem(raw, json, LYD_JSON, LYD_PARSE_ONLY | LYD_PARSE_OPAQ, 0, &tree)) {
 		rc = cfg_ly_err(ps, raw, "re-reading the configuration");
 		goto out;
@@ -99,7 +106,6 @@ static int cfg_check_raw_prefixes(const struct cfg_pstate *ps, const char *json)
 out:
 	lyd_free_all(tree);
 	ly_err_clean(raw, NULL);
-	ly_ctx_destroy(raw);
 	return rc;
 }
 
@@ -341,12 +347,12 @@ static int cfg_parse_tree(const struct cfg_pstate *ps, struct ly_ctx *ctx, const
 	return 0;
 }
 
-static int cfg_parse_src(const struct cfg_pstate *ps, const char *json, const char *yang_dir,
-                         struct cfg *out)
+/* Parse and check json with the two contexts (the schema's, and a schema-less one). */
+static int cfg_parse_ctx(const struct cfg_pstate *ps, struct ly_ctx *ctx, struct ly_ctx *raw,
+                         const char *json, struct cfg *out)
 {
 	struct lyd_node *tree = NULL;
 	const struct lyd_node *top;
-	struct ly_ctx *ctx;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
@@ -354,13 +360,9 @@ static int cfg_parse_src(const struct cfg_pstate *ps, const char *json, const ch
 		return cfg_errf(ps, -EINVAL,
 		                "empty configuration (expected an RFC 7951 JSON "
 		                "object with \"cellgate:cellgate\")");
-	/* Schema problems name the .yang file, not the config file. */
-	ctx = cfg_ctx_new_stored(yang_dir, ps->errbuf, ps->errlen);
-	if (!ctx)
-		return -errno;
 	rc = cfg_parse_tree(ps, ctx, json, &tree);
 	if (!rc)
-		rc = cfg_check_raw_prefixes(ps, json);
+		rc = cfg_check_raw_prefixes(ps, raw, json);
 	if (!rc) {
 		LY_LIST_FOR(tree, top)
 		{
@@ -371,11 +373,71 @@ static int cfg_parse_src(const struct cfg_pstate *ps, const char *json, const ch
 	}
 	lyd_free_all(tree);
 	ly_err_clean(ctx, NULL);
-	ly_ctx_destroy(ctx);
 	if (rc) {
 		cfg_free(out);
 		memset(out, 0, sizeof(*out));
 	}
+	return rc;
+}
+
+struct cfg_parser {
+	struct ly_ctx *ctx, *raw;
+};
+
+static struct cfg_parser *cfg_parser_new_stored(const char *yang_dir, char *errbuf, size_t errlen)
+{
+	struct cfg_parser *p = calloc(1, sizeof(*p));
+
+	if (!p) {
+		snprintf(errbuf, errlen, "out of memory");
+		return NULL;
+	}
+	/* Schema problems name the .yang file, not the config file. */
+	if (!(p->ctx = cfg_ctx_new_stored(yang_dir, errbuf, errlen))) {
+		free(p);
+		return NULL;
+	}
+	if (!(p->raw = cfg_raw_ctx_new())) {
+		snprintf(errbuf, errlen, "cannot create a libyang context");
+		cfg_parser_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+struct cfg_parser *cfg_parser_new(const char *yang_dir, char *errbuf, size_t errlen)
+{
+	uint32_t logopts = ly_log_options(LY_LOSTORE);
+	struct cfg_parser *p = cfg_parser_new_stored(yang_dir, errbuf, errlen);
+
+	ly_log_options(logopts);
+	return p;
+}
+
+void cfg_parser_free(struct cfg_parser *p)
+{
+	if (!p)
+		return;
+	if (p->ctx)
+		ly_ctx_destroy(p->ctx);
+	if (p->raw)
+		ly_ctx_destroy(p->raw);
+	free(p);
+}
+
+struct ly_ctx *cfg_parser_ctx(const struct cfg_parser *p)
+{
+	return p->ctx;
+}
+
+int cfg_parser_parse(struct cfg_parser *p, const char *json, struct cfg *out, char *errbuf,
+                     size_t errlen)
+{
+	struct cfg_pstate ps = {.src = "config", .errbuf = errbuf, .errlen = errlen};
+	uint32_t logopts = ly_log_options(LY_LOSTORE);
+	int rc = cfg_parse_ctx(&ps, p->ctx, p->raw, json, out);
+
+	ly_log_options(logopts);
 	return rc;
 }
 
@@ -384,9 +446,18 @@ static int cfg_parse_named(const char *json, const char *src, const char *yang_d
 {
 	struct cfg_pstate ps = {.src = src, .errbuf = errbuf, .errlen = errlen};
 	uint32_t logopts = ly_log_options(LY_LOSTORE);
+	struct cfg_parser *p;
 	int rc;
 
-	rc = cfg_parse_src(&ps, json, yang_dir, out);
+	memset(out, 0, sizeof(*out));
+	if (!json[strspn(json, " \t\r\n")])
+		rc = cfg_parse_ctx(&ps, NULL, NULL, json, out); /* the message, without a schema */
+	else if (!(p = cfg_parser_new_stored(yang_dir, errbuf, errlen)))
+		rc = errno ? -errno : -ENOMEM;
+	else {
+		rc = cfg_parse_ctx(&ps, p->ctx, p->raw, json, out);
+		cfg_parser_free(p);
+	}
 	ly_log_options(logopts);
 	return rc;
 }

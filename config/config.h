@@ -27,7 +27,22 @@ struct cfg_addr4 {
 
 enum cfg_port_kind { CFG_PORT_ETHERNET = 0, CFG_PORT_CELLPW, CFG_PORT_ATMSOCK };
 enum cfg_subif_type { CFG_SUBIF_P2P = 0, CFG_SUBIF_MULTIPOINT };
-enum cfg_atm_encap { CFG_ENCAP_LLC_SNAP = 0, CFG_ENCAP_VCMUX_IPV4 }; /* RFC 2684 5.1, 6.1 */
+/* RFC 2684 5.1, 6.1 (routed), 5.2, 6.2 (bridged Ethernet without FCS) */
+enum cfg_atm_encap {
+	CFG_ENCAP_LLC_SNAP = 0,
+	CFG_ENCAP_VCMUX_IPV4,
+	CFG_ENCAP_LLC_BRIDGED,
+	CFG_ENCAP_VCMUX_BRIDGED
+};
+#define CFG_ENCAP_NAMES {"llc-snap", "vc-mux-ipv4", "llc-bridged", "vc-mux-bridged"}
+
+/* The octets an encapsulation puts in front of an IP packet in the AAL5 SDU. */
+static inline unsigned cfg_encap_hdr_len(enum cfg_atm_encap e)
+{
+	static const unsigned len[] = {8, 0, 10 + 14, 2 + 14};
+
+	return len[e];
+}
 enum cfg_atm_service { CFG_SERVICE_UBR = 0, CFG_SERVICE_CBR };
 
 /* Driver cellpw (RFC 4717 N-to-one cell mode): the Ethernet carrier is cfg_port.netdev. */
@@ -199,6 +214,20 @@ int cfg_subif_index(const struct cfg *cfg, const char *name);
 int cfg_route_cmp(const void *a, const void *b);
 
 struct ly_ctx;
+
+/*
+ * A parser that keeps its libyang contexts: cfg_parse without loading
+ * cellgate.yang again each time (~25 ms), for callers that parse often
+ * (every RESTCONF write). Its context can hold the caller's own trees too.
+ * NULL on failure, with the reason in errbuf. Control thread only.
+ */
+struct cfg_parser;
+struct cfg_parser *cfg_parser_new(const char *yang_dir, char *errbuf, size_t errlen);
+void cfg_parser_free(struct cfg_parser *p);
+struct ly_ctx *cfg_parser_ctx(const struct cfg_parser *p);
+/* cfg_parse with p's contexts; messages start with "config: " as cfg_parse's do. */
+int cfg_parser_parse(struct cfg_parser *p, const char *json, struct cfg *out, char *errbuf,
+                     size_t errlen);
 
 /*
  * A libyang context with yang_dir/cellgate.yang loaded and implemented,

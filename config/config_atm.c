@@ -75,7 +75,10 @@ static int cfg_fill_atmsock(const struct cfg_pstate *ps, struct cfg_port *p,
 	return 0;
 }
 
-/* The effective InATMARP setting: explicit, else on for llc-snap PVCs of a multipoint subif. */
+/*
+ * The effective InATMARP setting (on a bridged PVC: ARP for its peer-address):
+ * explicit, else on for the PVCs of a multipoint subif that can carry it.
+ */
 static bool cfg_pvc_inatmarp(const struct lyd_node *arp, const struct cfg_subif *s,
                              enum cfg_atm_encap encap)
 {
@@ -83,7 +86,18 @@ static bool cfg_pvc_inatmarp(const struct lyd_node *arp, const struct cfg_subif 
 
 	if (en)
 		return !strcmp(lyd_get_value(en), "true");
-	return s->type == CFG_SUBIF_MULTIPOINT && encap == CFG_ENCAP_LLC_SNAP;
+	return s->type == CFG_SUBIF_MULTIPOINT && encap != CFG_ENCAP_VCMUX_IPV4;
+}
+
+/* The schema allows nothing else; its default is llc-snap. */
+static enum cfg_atm_encap cfg_encap_parse(const char *s)
+{
+	static const char *const names[] = CFG_ENCAP_NAMES;
+
+	for (unsigned e = 0; e < sizeof(names) / sizeof(*names); e++)
+		if (s && !strcmp(s, names[e]))
+			return (enum cfg_atm_encap)e;
+	return CFG_ENCAP_LLC_SNAP;
 }
 
 static void cfg_fill_pvc_timers(struct cfg_pvc *v, const struct lyd_node *vn)
@@ -102,7 +116,7 @@ static void cfg_fill_pvc_timers(struct cfg_pvc *v, const struct lyd_node *vn)
 static int cfg_check_queue(const struct cfg_pstate *ps, const struct cfg_pvc *v,
                            const struct lyd_node *sh)
 {
-	uint32_t sdu = v->mtu + (v->encap == CFG_ENCAP_LLC_SNAP ? 8 : 0);
+	uint32_t sdu = v->mtu + cfg_encap_hdr_len(v->encap);
 
 	if (v->queue_cells >= aal5_cells(sdu))
 		return 0;
@@ -123,8 +137,7 @@ static int cfg_fill_pvc(const struct cfg_pstate *ps, struct cfg *cfg, unsigned s
 	v->port = cfg->subifs[subif].port;
 	v->vpi = (uint16_t)cfg_u32(vn, "vpi");
 	v->vci = (uint16_t)cfg_u32(vn, "vci");
-	v->encap = strcmp(cfg_str(vn, "encapsulation"), "vc-mux-ipv4") ? CFG_ENCAP_LLC_SNAP
-	                                                               : CFG_ENCAP_VCMUX_IPV4;
+	v->encap = cfg_encap_parse(cfg_str(vn, "encapsulation"));
 	v->mtu = cfg_u32(vn, "mtu");
 	v->service =
 	    strcmp(cfg_str(sh, "service-category"), "cbr") ? CFG_SERVICE_UBR : CFG_SERVICE_CBR;

@@ -32,12 +32,12 @@ static void print_cellpw(FILE *out, const struct cfg_cellpw *pw)
 
 static void print_pvc(FILE *out, const struct cfg_pvc *v)
 {
+	static const char *const encaps[] = CFG_ENCAP_NAMES;
 	char ip[INET_ADDRSTRLEN];
 
 	fprintf(out, "              {\n");
 	fprintf(out, PVC_IND "\"vpi\": %u,\n" PVC_IND "\"vci\": %u,\n", v->vpi, v->vci);
-	fprintf(out, PVC_IND "\"encapsulation\": \"%s\",\n",
-	        v->encap == CFG_ENCAP_VCMUX_IPV4 ? "vc-mux-ipv4" : "llc-snap");
+	fprintf(out, PVC_IND "\"encapsulation\": \"%s\",\n", encaps[v->encap]);
 	fprintf(out, PVC_IND "\"mtu\": %u,\n", v->mtu);
 	fprintf(out, PVC_IND "\"shaping\": {\"service-category\": \"%s\", ",
 	        v->service == CFG_SERVICE_CBR ? "cbr" : "ubr");

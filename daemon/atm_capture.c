@@ -62,7 +62,8 @@ int atm_capture_start(struct atm_ctl *a, unsigned v, const char *path)
 	int err;
 
 	if (!a->dp->vcs || v >= VC_MAX || a->pvc_of_vc[v] < 0 ||
-	    !a->pw[a->cfg->pvcs[a->pvc_of_vc[v]].port])
+	    (!a->pw[a->cfg->pvcs[a->pvc_of_vc[v]].port] &&
+	     !a->as[a->cfg->pvcs[a->pvc_of_vc[v]].port]))
 		return -ENOENT;
 	vc = &a->dp->vcs[v];
 	if (__atomic_load_n(&vc->cap, __ATOMIC_ACQUIRE))

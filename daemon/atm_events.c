@@ -35,7 +35,12 @@ static void atm_event(struct atm_ctl *a, const struct dp_event *ev, uint64_t now
 		 * flapping VCs could otherwise write hundreds of lines a second. */
 		if (!log_limit_pass(&a->state_log, now / 1000, ATM_STATE_WHAT)) {
 			/* suppressed: counted by the limiter */
-		} else if (ev->val == VC_OPER_DOWN)
+		} else if (ev->val == VC_OPER_DOWN && a->as[a->cfg->pvcs[pvc].port])
+			/* atmsock has no OAM: only the kernel shutting the socket takes it down. */
+			log_warnx("%s: oper down: the kernel shut the VC's socket (ATM interface "
+			          "%d gone)",
+			          name, a->as[a->cfg->pvcs[pvc].port]->itf);
+		else if (ev->val == VC_OPER_DOWN)
 			log_warnx("%s: oper down: %u OAM loopbacks lost in a row", name,
 			          a->cfg->pvcs[pvc].oam_down_count);
 		else
@@ -76,7 +81,7 @@ void atm_poll_events(struct atm_ctl *a, uint64_t now_ms)
 		struct event_ring *r;
 		struct dp_event ev;
 
-		if (!a->pw[p] || !(r = cellpw_events(&a->dp->ports[p])))
+		if ((!a->pw[p] && !a->as[p]) || !(r = atm_events(&a->dp->ports[p])))
 			continue;
 		while (event_ring_pop(r, &ev))
 			atm_event(a, &ev, now_ms);

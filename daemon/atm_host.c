@@ -80,7 +80,7 @@ static void tun_readable(evutil_socket_t fd, short what, void *arg)
 					vc = subif_vc_for(rt, nh->gw);
 			}
 		}
-		if (vc < 0 || !cellpw_host_tx(rt->set.atm_port, (uint16_t)vc, buf, (size_t)n))
+		if (vc < 0 || !atm_host_tx(rt->set.atm_port, (uint16_t)vc, buf, (size_t)n))
 			rt->host_tx_drops++;
 	}
 }

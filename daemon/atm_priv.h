@@ -8,6 +8,8 @@
 #define CELLGATE_ATM_PRIV_H
 
 #include "daemon/atm.h"
+#include "datapath/port_atm.h"
+#include "datapath/port_atmsock.h"
 #include "datapath/port_cellpw.h"
 #include "lib/log.h"
 
@@ -32,8 +34,8 @@ struct atm_ctl {
 	const struct cfg *cfg;
 	struct neigh_table *nt;
 	struct cellpw_settings *pw[PORT_MAX];
+	struct atmsock_settings *as[PORT_MAX];
 	int port_tun_fd[PORT_MAX];
-	bool atmsock[PORT_MAX]; /* atmsock_port_init done: fini at the end */
 	struct atm_subif_rt sub[CFG_SUBIF_MAX];
 	uint32_t learned[VC_MAX]; /* InATMARP: the far end's address per VC */
 	uint64_t learned_ms[VC_MAX];
@@ -54,7 +56,8 @@ struct atm_ctl {
 	struct log_limit state_log, inatmarp_log; /* what the far ends make happen */
 };
 
-/* atm_setup.c: the datapath's view of PVC pc (struct atm_vc_cfg). */
+/* atm_setup.c: the datapath's view of PVC pc (struct atm_vc_cfg), and of its encapsulation. */
+uint8_t atm_vc_encap(enum cfg_atm_encap e);
 void atm_vc_cfg_fill(struct atm_vc_cfg *v, const struct cfg *cfg, const struct cfg_pvc *pc);
 
 /* atm_capture.c: VC v's startup capture-file ("" = none; failures logged), and closing it. */

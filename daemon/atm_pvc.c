@@ -18,8 +18,8 @@ struct atm_pvc_change {
 	unsigned add_pvc[VC_MAX]; /* its index in next->pvcs */
 	uint16_t del_vc[VC_MAX];
 	uint8_t adds[VC_MAX], dels[VC_MAX];
-	int16_t map[VC_MAX];                /* next->pvcs index -> VC id */
-	struct cellpw_vcset *set[PORT_MAX]; /* next set of each port that changes */
+	int16_t map[VC_MAX];             /* next->pvcs index -> VC id */
+	struct atm_vcset *set[PORT_MAX]; /* next set of each port that changes */
 };
 
 bool atm_pvc_change_adds(const struct atm_pvc_change *ch, unsigned vc)
@@ -43,8 +43,7 @@ static int pvc_runtime_ok(const struct atm_ctl *a, const struct cfg *cfg, const 
 	    path, plen,
 	    "/cellgate:cellgate/port[name='%s']/subinterface[name='%s']/pvc[vpi='%u'][vci='%u']",
 	    cfg->ports[sub->port].name, sub->name, pc->vpi, pc->vci);
-	if (cfg->ports[sub->port].kind != CFG_PORT_CELLPW || !a->pw[sub->port] ||
-	    !cellpw_queue_of(&a->dp->ports[sub->port])) {
+	if ((!a->pw[sub->port] && !a->as[sub->port]) || !atm_portq_of(&a->dp->ports[sub->port])) {
 		snprintf(msg, mlen,
 		         "PVCs of port %s (driver %s) cannot be changed at runtime yet: edit the "
 		         "startup file and restart",
@@ -69,13 +68,38 @@ static int pvc_runtime_ok(const struct atm_ctl *a, const struct cfg *cfg, const 
 	return 0;
 }
 
+/* VC v's buffers (cellpw) or socket (atmsock), before any published set names it. */
+static int pvc_vc_open(struct atm_ctl *a, unsigned v, char *msg, size_t msg_len)
+{
+	struct port *p = &a->dp->ports[a->dp->vcs[v].cfg.atm_port];
+	int err;
+
+	if (a->as[p->id] && (err = atmsock_vc_open(p, (uint16_t)v)) != 0)
+		snprintf(msg, msg_len, "the adapter refused the PVC (the log says why)");
+	else if (!a->as[p->id] && (err = cellpw_vc_open(cellpw_queue_of(p), (uint16_t)v)) != 0)
+		snprintf(msg, msg_len, "out of memory for the PVC's buffers");
+	else
+		err = 0;
+	return err;
+}
+
+/* ... and gone again, once none does and no worker can still touch it. */
+static void pvc_vc_free(struct atm_ctl *a, unsigned v)
+{
+	struct port *p = &a->dp->ports[a->dp->vcs[v].cfg.atm_port];
+
+	if (a->as[p->id])
+		atmsock_vc_close(p, (uint16_t)v);
+	atm_vc_release(&a->dp->vcs[v]);
+}
+
 void atm_pvc_abort(struct atm_ctl *a, struct atm_pvc_change *ch)
 {
 	if (!ch)
 		return;
 	/* Nothing was published: no worker has seen these. */
 	for (unsigned i = 0; i < ch->nadd; i++)
-		cellpw_vc_release(&a->dp->vcs[ch->add_vc[i]]);
+		pvc_vc_free(a, ch->add_vc[i]);
 	for (unsigned p = 0; p < PORT_MAX; p++)
 		free(ch->set[p]);
 	free(ch);
@@ -93,18 +117,18 @@ static int pvc_build_sets(struct atm_ctl *a, struct atm_pvc_change *ch)
 	for (unsigned p = 0; p < PORT_MAX; p++) {
 		if (!changed[p])
 			continue;
-		struct cellpw_queue *c = cellpw_queue_of(&a->dp->ports[p]);
-		const struct cellpw_vcset *cur = cellpw_vcset_current(c);
-		uint16_t ids[CELLPW_PORT_VCS];
+		struct atm_portq *q = atm_portq_of(&a->dp->ports[p]);
+		const struct atm_vcset *cur = atm_vcset_current(q);
+		uint16_t ids[ATM_PORT_VCS];
 		unsigned n = 0;
 
 		for (unsigned i = 0; i < cur->nvcs; i++)
 			if (!ch->dels[cur->ids[i]])
 				ids[n++] = cur->ids[i];
 		for (unsigned i = 0; i < ch->nadd; i++)
-			if (a->dp->vcs[ch->add_vc[i]].cfg.atm_port == p && n < CELLPW_PORT_VCS)
+			if (a->dp->vcs[ch->add_vc[i]].cfg.atm_port == p && n < ATM_PORT_VCS)
 				ids[n++] = ch->add_vc[i];
-		if (!(ch->set[p] = cellpw_vcset_build(c, ids, n)))
+		if (!(ch->set[p] = atm_vcset_build(q, ids, n)))
 			return -ENOMEM;
 	}
 	return 0;
@@ -167,11 +191,8 @@ int atm_pvc_prepare(struct atm_ctl *a, const struct cfg *next, struct atm_pvc_ch
 			goto fail;
 		}
 		atm_vc_cfg_fill(&a->dp->vcs[slot].cfg, next, &next->pvcs[j]);
-		if ((err = cellpw_vc_open(cellpw_queue_of(&a->dp->ports[next->pvcs[j].port]),
-		                          (uint16_t)slot)) != 0) {
-			snprintf(msg, msg_len, "out of memory for the PVC's buffers");
+		if ((err = pvc_vc_open(a, slot, msg, msg_len)) != 0)
 			goto fail;
-		}
 		ch->map[j] = (int16_t)slot;
 		ch->adds[slot] = 1;
 		ch->add_pvc[ch->nadd] = j;
@@ -191,7 +212,7 @@ fail:
 
 void atm_pvc_commit(struct atm_ctl *a, struct atm_pvc_change *ch, const struct cfg *next)
 {
-	struct cellpw_vcset *old[PORT_MAX] = {NULL};
+	struct atm_vcset *old[PORT_MAX] = {NULL};
 	char name[96];
 	uint8_t mac[6];
 
@@ -207,7 +228,7 @@ void atm_pvc_commit(struct atm_ctl *a, struct atm_pvc_change *ch, const struct c
 	}
 	for (unsigned p = 0; p < PORT_MAX; p++)
 		if (ch->set[p])
-			old[p] = cellpw_vcset_swap(cellpw_queue_of(&a->dp->ports[p]), ch->set[p]);
+			old[p] = atm_vcset_swap(atm_portq_of(&a->dp->ports[p]), ch->set[p]);
 	/* Next hops naming a deleted VC go back to unresolved before its id can be reused. */
 	for (unsigned i = 0; i < ch->ndel; i++) {
 		vc_mac_make(ch->del_vc[i], mac);
@@ -222,7 +243,7 @@ void atm_pvc_commit(struct atm_ctl *a, struct atm_pvc_change *ch, const struct c
 		atm_vc_name(a, v, name, sizeof(name));
 		log_info("%s: deleted (VC id %u)", name, v);
 		atm_capture_close(a, v);
-		cellpw_vc_release(&a->dp->vcs[v]);
+		pvc_vc_free(a, v);
 		a->learned[v] = 0;
 		a->last_rtt_us[v] = 0;
 	}

@@ -52,11 +52,10 @@ void atm_free(struct atm_ctl *a)
 			close(a->sub[s].set.tun_fd);
 	}
 	for (unsigned i = 0; i < PORT_MAX; i++) {
-		if (a->atmsock[i])
-			atmsock_port_fini(&a->dp->ports[i]);
 		if (a->port_tun_fd[i] >= 0)
 			close(a->port_tun_fd[i]);
 		free(a->pw[i]);
+		free(a->as[i]);
 	}
 	for (unsigned v = 0; a->dp->vcs && v < a->dp->nvcs; v++)
 		atm_capture_close(a, v);
@@ -75,7 +74,7 @@ void atm_vc_cfg_fill(struct atm_vc_cfg *v, const struct cfg *cfg, const struct c
 	    .subif = (uint16_t)(cfg->nports + pc->subif),
 	    .vpi = pc->vpi,
 	    .vci = pc->vci,
-	    .encap = pc->encap == CFG_ENCAP_VCMUX_IPV4 ? VC_ENCAP_VCMUX_IPV4 : VC_ENCAP_LLC_SNAP,
+	    .encap = atm_vc_encap(pc->encap),
 	    .cbr = pc->service == CFG_SERVICE_CBR,
 	    .mtu = pc->mtu,
 	    .pcr = pc->pcr,
@@ -88,40 +87,72 @@ void atm_vc_cfg_fill(struct atm_vc_cfg *v, const struct cfg *cfg, const struct c
 	    .oam_up_count = pc->oam_up_count,
 	    .inatmarp = pc->inatmarp,
 	    .inatmarp_interval_ms = pc->inatmarp_interval_ms,
+	    .peer_ip4 = pc->peer_addr,
 	};
 }
 
-/*
- * A Linux ATM socket port: the adapter does SAR, one AAL5 socket per PVC.
- * On a kernel without ATM its queue_open fails with a message naming
- * CONFIG_ATM; forwarding over it is not wired up yet (see README, Status).
- */
-static int atmsock_setup(struct atm_ctl *a, unsigned i)
+/* The datapath's encapsulation of a configured one. */
+uint8_t atm_vc_encap(enum cfg_atm_encap e)
+{
+	switch (e) {
+	case CFG_ENCAP_VCMUX_IPV4:
+		return VC_ENCAP_VCMUX_IPV4;
+	case CFG_ENCAP_LLC_BRIDGED:
+		return VC_ENCAP_LLC_BRIDGED;
+	case CFG_ENCAP_VCMUX_BRIDGED:
+		return VC_ENCAP_VCMUX_BRIDGED;
+	default:
+		return VC_ENCAP_LLC_SNAP;
+	}
+}
+
+/* Port i's PVCs into the VC table and ids[], their captures opened; how many. */
+static unsigned atm_port_vcs(struct atm_ctl *a, unsigned i, uint16_t *ids, uint32_t *ip4_of_subif)
 {
 	const struct cfg *cfg = a->cfg;
-	struct port *pt = &a->dp->ports[i];
-	int err = atmsock_port_init(pt, cfg->ports[i].atmsock.itf);
+	unsigned n = 0;
 
-	if (err) {
-		log_warnx("port %s: driver atmsock: interface %d: %s", pt->name,
-		          cfg->ports[i].atmsock.itf, strerror(-err));
-		return err;
-	}
-	a->atmsock[i] = true;
 	for (unsigned v = 0; v < cfg->npvcs; v++) {
 		const struct cfg_pvc *pc = &cfg->pvcs[v];
 		if (cfg->subifs[pc->subif].port != i)
 			continue;
-		err = atmsock_pvc_add(pt, pc->vpi, pc->vci, pc->service == CFG_SERVICE_CBR, pc->pcr,
-		                      atmsock_max_sdu(pc->mtu, pc->encap == CFG_ENCAP_LLC_SNAP));
-		if (err < 0) {
-			log_warnx("port %s: PVC %u/%u: %s", pt->name, pc->vpi, pc->vci,
-			          strerror(-err));
-			return err;
-		}
+		atm_vc_cfg_fill(&a->dp->vcs[v].cfg, cfg, pc);
+		ids[n++] = (uint16_t)v;
+		atm_capture_open(a, v, pc->pcap);
 	}
+	for (unsigned s = 0; s < cfg->nsubifs; s++)
+		if (cfg->subifs[s].port == i && cfg->subifs[s].naddrs)
+			ip4_of_subif[cfg->nports + s] = cfg->subifs[s].addrs[0].addr;
+	return n;
+}
+
+/*
+ * A Linux ATM socket port: the adapter does SAR, one AAL5 socket per PVC;
+ * above the sockets it is what a cellpw port is (datapath/port_atm.h). On a
+ * kernel without ATM its queue_open fails with a message naming CONFIG_ATM.
+ */
+static int atmsock_setup(struct atm_ctl *a, unsigned i)
+{
+	const struct cfg_port *cp = &a->cfg->ports[i];
+	struct port *pt = &a->dp->ports[i];
+	struct atmsock_settings *set = a->as[i] = calloc(1, sizeof(*set));
+
+	if (!set)
+		return -ENOMEM;
+	set->itf = cp->atmsock.itf;
+	set->vcs = a->dp->vcs;
+	set->nvcs = atm_port_vcs(a, i, set->vc_ids, set->ip4_of_subif);
+	/* No Ethernet below: a locally administered MAC of its own, for bridged VCs' frames. */
+	pt->mac[0] = 0x02;
+	pt->mac[1] = 0x43; /* "CG", then "A" and the port */
+	pt->mac[2] = 0x47;
+	pt->mac[3] = 0x41;
+	pt->mac[4] = (uint8_t)(i >> 8);
+	pt->mac[5] = (uint8_t)i;
 	pt->mtu = ATM_PORT_MTU;
-	return 0;
+	pt->drv = set;
+	/* The ATM port's own netdev: its ifindex is the port's identity (IF-MIB, ATM-MIB). */
+	return tun_create(cp->name, ATM_PORT_MTU, &a->port_tun_fd[i], &pt->ifindex);
 }
 
 int atm_port_setup(struct atm_ctl *a, unsigned i)
@@ -141,14 +172,14 @@ int atm_port_setup(struct atm_ctl *a, unsigned i)
 		log_warnx("port %s: unknown driver '%s'", cp->name, cp->driver);
 		return -EINVAL;
 	}
-	if (cp->kind == CFG_PORT_ATMSOCK)
-		return atmsock_setup(a, i);
 	if (cfg->workers != 1) {
 		log_warnx("port %s: ATM ports are served by one worker for now; set system/workers "
 		          "to 1 (configured: %u)",
 		          cp->name, cfg->workers);
 		return -EINVAL;
 	}
+	if (cp->kind == CFG_PORT_ATMSOCK)
+		return atmsock_setup(a, i);
 	set = a->pw[i] = calloc(1, sizeof(*set));
 	if (!set)
 		return -ENOMEM;
@@ -166,17 +197,7 @@ int atm_port_setup(struct atm_ctl *a, unsigned i)
 	set->max_cells = cp->cellpw.max_cells;
 	set->concat_us = cp->cellpw.concat_us;
 	set->vcs = a->dp->vcs;
-	for (unsigned v = 0; v < cfg->npvcs; v++) {
-		const struct cfg_pvc *pc = &cfg->pvcs[v];
-		if (cfg->subifs[pc->subif].port != i)
-			continue;
-		atm_vc_cfg_fill(&a->dp->vcs[v].cfg, cfg, pc);
-		set->vc_ids[set->nvcs++] = (uint16_t)v;
-		atm_capture_open(a, v, pc->pcap);
-	}
-	for (unsigned s = 0; s < cfg->nsubifs; s++)
-		if (cfg->subifs[s].port == i && cfg->subifs[s].naddrs)
-			set->ip4_of_subif[cfg->nports + s] = cfg->subifs[s].addrs[0].addr;
+	set->nvcs = atm_port_vcs(a, i, set->vc_ids, set->ip4_of_subif);
 	memcpy(pt->mac, set->carrier_mac, 6);
 	pt->mtu = ATM_PORT_MTU;
 	pt->drv = set;
@@ -214,11 +235,6 @@ int atm_subif_setup(struct atm_ctl *a, unsigned s)
 	}
 	pt->mtu = mtu ? mtu : ATM_PORT_MTU;
 	pt->drv = &rt->set;
-	if (cfg->ports[cs->port].kind != CFG_PORT_CELLPW) {
-		log_warnx("interface %s: port %s: only cellpw ports carry subinterfaces for now",
-		          cs->name, cfg->ports[cs->port].name);
-		return -EOPNOTSUPP;
-	}
 	if ((err = tun_create(cs->name, pt->mtu, &rt->set.tun_fd, &pt->ifindex)) != 0)
 		return err;
 	return netdev_addr4_set(pt->ifindex, cs->addrs, cs->naddrs);

@@ -17,6 +17,7 @@
 #include <urcu-qsbr.h>
 
 #include "daemon/control.h"
+#include "daemon/loopmon.h"
 #include "daemon/mgmt.h"
 #include "daemon/service.h"
 #include "lib/log.h"
@@ -183,11 +184,14 @@ int control_run(struct control *ctl)
 	tick = event_new(ctl->base, -1, EV_PERSIST, control_tick, ctl);
 	if (!tick || event_add(tick, &tv) != 0)
 		fatalx("control: cannot start the 10 ms timer");
+	ctl->loop = loopmon_start(ctl->base);
 
 	if (event_base_dispatch(ctl->base) < 0) {
 		log_warnx("control: event loop failed");
 		rc = -1;
 	}
+	loopmon_stop(ctl->loop);
+	ctl->loop = NULL;
 	event_free(tick);
 	for (unsigned i = 0; i < 5; i++)
 		event_free(sigev[i]);

@@ -15,6 +15,7 @@ struct snmp_agent;
 struct snmp_source;
 struct mgmt;
 struct fpm_server;
+struct loopmon;
 
 struct control {
 	struct event_base *base;
@@ -24,6 +25,7 @@ struct control {
 	struct neigh_table *neigh;
 	struct atm_ctl *atm;
 	struct fpm_server *fpm; /* zebra's FPM feed (fpm.h) */
+	struct loopmon *loop;   /* the loop-lag gauge (loopmon.h), started by control_run */
 	const char *rundir;
 	uint64_t rx_ring_drops[PORT_MAX];
 	int worker_cpu[WORKER_MAX];

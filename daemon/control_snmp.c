@@ -12,6 +12,7 @@
 #include "lib/log.h"
 #include "lib/clock.h"
 #include "daemon/fpm.h"
+#include "daemon/loopmon.h"
 #include "mgmt/snmp/snmp.h"
 
 static void snmp_stats_take(void *arg, struct stats_snapshot *snap)
@@ -35,7 +36,21 @@ static void snmp_fib(void *arg, struct snmp_fib_view *out)
 	*out = (struct snmp_fib_view){.routes = rc.fib_routes,
 	                              .nexthops = rc.nexthops,
 	                              .nhgroups = rc.nhgroups,
-	                              .errors = rc.errors};
+	                              .errors = rc.errors,
+	                              .memory_bytes = rc.fib_memory,
+	                              .routes_frr = rc.routes[RIB_SRC_FRR],
+	                              .routes_static = rc.routes[RIB_SRC_STATIC]};
+}
+
+static void snmp_loop(void *arg, struct snmp_loop_view *out)
+{
+	const struct control *ctl = arg;
+	const struct loopmon_stats *ls = loopmon_stats(ctl->loop);
+	uint64_t now = mono_ms();
+
+	*out = (struct snmp_loop_view){.lag_recent_us = loopmon_recent_us(ls, now, false),
+	                               .lag_max_us = ls->lag_max_us,
+	                               .busy_recent_us = loopmon_recent_us(ls, now, true)};
 }
 
 /* CELLGATE-MIB cgFpm: the FPM session as the FPM server sees it (disabled when not set up). */
@@ -74,6 +89,7 @@ static void snmp_source_fill(struct control *ctl, struct snmp_source *src)
 	src->vc_learned = snmp_vc_learned;
 	src->fib = snmp_fib;
 	src->fpm = snmp_fpm;
+	src->loop = snmp_loop;
 	src->start_ms = realtime_ms();
 	src->nports = ctl->dp->nports;
 	for (unsigned p = 0; p < ctl->dp->nports; p++) {
@@ -100,7 +116,7 @@ static void snmp_source_vcs(struct control *ctl, struct snmp_source *src)
 		src->vc[v] = (struct snmp_vc_info){.atm_port = UINT16_MAX};
 	for (unsigned i = 0; i < cfg->npvcs; i++) {
 		const struct cfg_pvc *pc = &cfg->pvcs[i];
-		bool llc = pc->encap == CFG_ENCAP_LLC_SNAP;
+		bool llc = pc->encap == CFG_ENCAP_LLC_SNAP || pc->encap == CFG_ENCAP_LLC_BRIDGED;
 		int v = atm_vc_of_pvc(ctl->atm, i);
 
 		if (v < 0 || (unsigned)v >= src->nvcs)
@@ -111,8 +127,10 @@ static void snmp_source_vcs(struct control *ctl, struct snmp_source *src)
 		    .vpi = pc->vpi,
 		    .vci = pc->vci,
 		    .llc = llc,
-		    /* RFC 2225: the SDU is the IP MTU plus the 8-byte LLC/SNAP header. */
-		    .sdu_size = pc->mtu + (llc ? 8 : 0),
+		    .bridged = pc->encap == CFG_ENCAP_LLC_BRIDGED ||
+		               pc->encap == CFG_ENCAP_VCMUX_BRIDGED,
+		    /* RFC 2225: the SDU is the IP MTU plus the RFC 2684 header. */
+		    .sdu_size = pc->mtu + cfg_encap_hdr_len(pc->encap),
 		    .peer_addr = pc->peer_addr,
 		};
 	}

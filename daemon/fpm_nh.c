@@ -44,8 +44,7 @@ void fpm_nh_reset(struct fpm_table *t)
 		t->nh[s] = NULL;
 	}
 	t->nh_n = t->nh_nfree = 0;
-	memset(t->nhix.slots, 0, (size_t)t->nhix.nslots * t->nhix.esz);
-	t->nhix.nused = 0;
+	oa_clear(&t->nhix);
 }
 
 static struct fpm_nh *nh_find(const struct fpm_table *t, uint32_t id)

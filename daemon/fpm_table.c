@@ -501,11 +501,9 @@ int fpm_table_session_start(struct fpm_table *t)
 
 	if (t->r4.nused && !(stale = malloc((size_t)t->r4.nused * sizeof(*stale))))
 		return -ENOMEM;
-	for (uint32_t i = 0; i < t->r4.nslots; i++) {
-		uint64_t k = oa_key(oa_at(&t->r4, i));
-		if (k)
-			stale[n++] = k;
-	}
+	uint64_t pos = 0;
+	for (const void *e; (e = oa_next(&t->r4, &pos)) != NULL;)
+		stale[n++] = oa_key(e);
 	/* Object ids are the old zebra's: forget them; routes keep their RIB entries. */
 	fpm_nh_reset(t);
 	free(t->stale);

@@ -27,7 +27,10 @@
 #include "daemon/routes.h"
 #include "daemon/service.h"
 
-#define DEFAULT_CONFIG "/etc/cellgate/cellgated.json"
+#ifndef CONF_DIR
+#define CONF_DIR "/etc/cellgate" /* the build passes $(sysconfdir)/cellgate */
+#endif
+#define DEFAULT_CONFIG CONF_DIR "/cellgated.json"
 #define DEFAULT_RUNDIR "/run/cellgate"
 
 struct options {

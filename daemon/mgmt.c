@@ -30,10 +30,29 @@ static const struct cfg *be_running(void *arg)
 	return m->ctl->cfg;
 }
 
-static int be_state_json(void *arg, FILE *out)
+static int be_state_json(void *arg, unsigned parts, FILE *out)
 {
 	struct mgmt *m = arg;
-	return mgmt_state_json(m->ctl, out);
+	return mgmt_state_json(m->ctl, parts, out);
+}
+
+static unsigned be_routes(void *arg, uint64_t *from, uint64_t to, unsigned max,
+                          restconf_route_fn fn, void *ctx)
+{
+	struct mgmt *m = arg;
+	return mgmt_routes(m->ctl, from, to, max, fn, ctx);
+}
+
+static uint64_t be_routes_count(void *arg, uint64_t from, uint64_t to)
+{
+	struct mgmt *m = arg;
+	return mgmt_routes_count(m->ctl, from, to);
+}
+
+static uint64_t be_routes_skip(void *arg, uint64_t from, uint64_t to, uint64_t n)
+{
+	struct mgmt *m = arg;
+	return mgmt_routes_skip(m->ctl, from, to, n);
 }
 
 /* What cannot change without a restart yet: say which part, so the client knows. */
@@ -293,8 +312,11 @@ static void op_vc_ping(struct mgmt *m, const struct lyd_node *input, restconf_rp
 		goto fail;
 	}
 	if (cfg->ports[cfg->pvcs[v].port].kind != CFG_PORT_CELLPW) {
-		restconf_err_set(&err, 400, "invalid-value", "/cellgate:vc-ping/port",
-		                 "port %s: OAM loopback needs driver cellpw", port);
+		/* An AAL5 socket owns the VC: Linux gives no cell access beside it. */
+		restconf_err_set(&err, 501, "operation-not-supported", "/cellgate:vc-ping/port",
+		                 "port %s: OAM F5 is not available on driver atmsock (Linux ATM "
+		                 "sockets give no cell access to a VC carrying AAL5)",
+		                 port);
 		goto fail;
 	}
 	for (pg = m->pings; pg; pg = pg->next)
@@ -338,11 +360,6 @@ static int op_vc(struct mgmt *m, const struct lyd_node *input, struct restconf_e
 	if (v < 0)
 		restconf_err_set(err, 400, "invalid-value", NULL, "no PVC %u/%u on port %s", vpi,
 		                 vci, port);
-	else if (cfg->ports[cfg->pvcs[v].port].kind != CFG_PORT_CELLPW) {
-		restconf_err_set(err, 400, "invalid-value", NULL,
-		                 "port %s: capture needs driver cellpw", port);
-		v = -1;
-	}
 	return v;
 }
 
@@ -393,8 +410,13 @@ int mgmt_start(struct control *ctl)
 	const struct cfg_restconf *r = &ctl->cfg->restconf;
 	struct mgmt *m = calloc(1, sizeof(*m));
 	char sock[108], err[1024];
-	struct restconf_backend be = {
-	    .running = be_running, .state_json = be_state_json, .apply = be_apply, .rpc = be_rpc};
+	struct restconf_backend be = {.running = be_running,
+	                              .state_json = be_state_json,
+	                              .routes = be_routes,
+	                              .routes_count = be_routes_count,
+	                              .routes_skip = be_routes_skip,
+	                              .apply = be_apply,
+	                              .rpc = be_rpc};
 	struct restconf_opts o = {.yang_dir = ctl->yang_dir,
 	                          .startup_path = ctl->config_path,
 	                          .unix_path = sock,

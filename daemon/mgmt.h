@@ -47,7 +47,15 @@ void mgmt_stop(struct control *ctl);
  */
 int mgmt_reload(struct control *ctl);
 
-/* /cellgate/state as RFC 7951 JSON (mgmt_state.c). */
-int mgmt_state_json(struct control *ctl, FILE *out);
+/* /cellgate/state as RFC 7951 JSON, the parts (enum restconf_state_part) asked for (mgmt_state.c).
+ */
+int mgmt_state_json(struct control *ctl, unsigned parts, FILE *out);
+
+/* The route list for the RESTCONF server, in slices (mgmt_routes.c; restconf_backend.routes). */
+struct restconf_route;
+unsigned mgmt_routes(struct control *ctl, uint64_t *from, uint64_t to, unsigned max,
+                     void (*fn)(void *ctx, const struct restconf_route *r), void *ctx);
+uint64_t mgmt_routes_count(struct control *ctl, uint64_t from, uint64_t to);
+uint64_t mgmt_routes_skip(struct control *ctl, uint64_t from, uint64_t to, uint64_t n);
 
 #endif

@@ -1,9 +1,12 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * /cellgate/state of cellgate.yang as RFC 7951 JSON, from one stats
- * snapshot (control_stats_take) and the control thread's tables. The
- * RESTCONF server parses it with libyang, and /metrics is printed from that
- * tree, so both show the same numbers. RFC 7951 section 6.1: 64-bit
- * integers are JSON strings.
+ * /cellgate/state of cellgate.yang as RFC 7951 JSON, only the parts a
+ * request asks for (enum restconf_state_part): a GET of the ports takes a
+ * stats snapshot and reads the ports, and nothing walks the RIB; FIB
+ * figures are the RIB's own running counts. The route list is not printed
+ * here but read in slices (mgmt_routes.c). The RESTCONF server parses this
+ * with libyang, and /metrics is printed from that tree, so both show the
+ * same numbers. RFC 7951 section 6.1: 64-bit integers are JSON strings.
  */
 #include <arpa/inet.h>
 #include <net/if.h>
@@ -12,15 +15,17 @@
 #include <time.h>
 
 #include "daemon/fpm.h"
+#include "daemon/loopmon.h"
 #include "daemon/mgmt.h"
-#include "lib/addr.h"
 #include "daemon/netdev.h"
-#include "mgmt/snmp/snmp.h"
 #include "daemon/stats_fields.h"
+#include "lib/addr.h"
+#include "lib/clock.h"
+#include "mgmt/restconf/restconf.h"
+#include "mgmt/snmp/snmp.h"
 
-
-/* yang:date-and-time (RFC 6991), UTC. */
-static void json_time(FILE *out, const char *name, uint64_t realtime_ms)
+/* yang:date-and-time (RFC 6991), UTC, as a JSON string. */
+static void json_time_value(FILE *out, uint64_t realtime_ms)
 {
 	time_t t = (time_t)(realtime_ms / 1000);
 	struct tm tm;
@@ -28,7 +33,13 @@ static void json_time(FILE *out, const char *name, uint64_t realtime_ms)
 
 	gmtime_r(&t, &tm);
 	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
-	fprintf(out, ",\"%s\":\"%s.%03uZ\"", name, buf, (unsigned)(realtime_ms % 1000));
+	fprintf(out, "\"%s.%03uZ\"", buf, (unsigned)(realtime_ms % 1000));
+}
+
+static void json_time(FILE *out, const char *name, uint64_t realtime_ms)
+{
+	fprintf(out, ",\"%s\":", name);
+	json_time_value(out, realtime_ms);
 }
 
 static const char *port_kind(const struct control *ctl, unsigned p)
@@ -89,6 +100,21 @@ static void state_port(FILE *out, const struct control *ctl, const struct stats_
 	fputc('}', out);
 }
 
+/* OAM F5 on VC v: as configured, or not possible at all (Linux ATM sockets). */
+static const char *vc_oam_status(const struct control *ctl, unsigned v)
+{
+	const struct cfg *cfg = ctl->cfg;
+
+	for (unsigned i = 0; i < cfg->npvcs; i++) {
+		if (atm_vc_of_pvc(ctl->atm, i) != (int)v)
+			continue;
+		if (cfg->ports[cfg->pvcs[i].port].kind == CFG_PORT_ATMSOCK)
+			return "unsupported";
+		return cfg->pvcs[i].oam_enabled ? "enabled" : "disabled";
+	}
+	return "disabled";
+}
+
 static void state_vc(FILE *out, const struct control *ctl, const struct stats_snapshot *s,
                      unsigned v, bool first)
 {
@@ -109,6 +135,7 @@ static void state_vc(FILE *out, const struct control *ctl, const struct stats_sn
 		        ip4_str(info.peer, b), info.peer_learned ? "inatmarp" : "static");
 	if (info.last_rtt_us)
 		fprintf(out, ",\"last-loopback-rtt\":%u", info.last_rtt_us);
+	fprintf(out, ",\"oam-status\":\"%s\"", vc_oam_status(ctl, v));
 	json_time(out, "discontinuity-time",
 	          ctl->vc_clear_ms[v] ? ctl->vc_clear_ms[v] : ctl->start_ms);
 	stats_fields_json(out, vc_counter_fields, &sv->c, true);
@@ -124,50 +151,6 @@ struct walk_ctx {
 	const struct control *ctl;
 	bool first;
 };
-
-static const char *route_type(enum nh_type t)
-{
-	switch (t) {
-	case NH_GATEWAY:
-		return "gateway";
-	case NH_GLEAN:
-		return "connected";
-	case NH_BLACKHOLE:
-		return "blackhole";
-	case NH_UNREACHABLE:
-		return "unreachable";
-	case NH_NEIGH_FAILED:
-		return "neighbor-failed";
-	default:
-		return "local";
-	}
-}
-
-static void state_route(void *arg, const struct rib_entry *e)
-{
-	struct walk_ctx *w = arg;
-	char b[INET_ADDRSTRLEN];
-	bool fwd = e->type == NH_GATEWAY || e->type == NH_GLEAN;
-
-	fprintf(w->out, "%s{\"prefix\":\"%s/%u\",\"source\":\"%s\",\"type\":\"%s\"",
-	        w->first ? "" : ",", ip4_str(e->prefix, b), e->len, rib_source_name(e->source),
-	        route_type(e->type));
-	w->first = false;
-	if (!fwd || !e->npaths) {
-		fputc('}', w->out);
-		return;
-	}
-	fputs(",\"nexthop\":[", w->out);
-	for (unsigned i = 0; i < e->npaths; i++) {
-		const struct rib_path *p = &e->paths[i];
-		fprintf(w->out, "%s{", i ? "," : "");
-		if (e->type == NH_GATEWAY)
-			fprintf(w->out, "\"address\":\"%s\",", ip4_str(p->gw, b));
-		fprintf(w->out, "\"interface\":\"%s\",\"weight\":%u}",
-		        w->ctl->dp->ports[p->port].name, p->weight);
-	}
-	fputs("]}", w->out);
-}
 
 static void state_neighbor(void *arg, uint16_t port, uint32_t ip, const uint8_t mac[6],
                            enum neigh_state st)
@@ -190,40 +173,63 @@ static void state_neighbor(void *arg, uint16_t port, uint32_t ip, const uint8_t 
 	fputc('}', w->out);
 }
 
+/* The FIB's running counts (rib_counts): the same cost with ten routes or a million. */
 static void state_fib(FILE *out, const struct control *ctl)
 {
 	struct rib_counts rc;
-	struct walk_ctx w = {.out = out, .ctl = ctl, .first = true};
 
 	rib_get_counts(ctl->rib, &rc);
 	fprintf(out,
 	        ",\"fib\":{\"routes\":\"%lu\",\"nexthops\":\"%lu\",\"nexthop-groups\":\"%lu\","
-	        "\"errors\":\"%lu\",\"source\":[",
-	        rc.fib_routes, rc.nexthops, rc.nhgroups, rc.errors);
+	        "\"errors\":\"%lu\",\"memory\":\"%lu\",\"rib-memory\":\"%lu\",\"source\":[",
+	        rc.fib_routes, rc.nexthops, rc.nhgroups, rc.errors, rc.fib_memory, rc.rib_memory);
 	for (int s = 0; s < RIB_SRC__MAX; s++)
 		fprintf(out, "%s{\"name\":\"%s\",\"routes\":\"%lu\"}", s ? "," : "",
 		        rib_source_name(s), rc.routes[s]);
-	fputs("],\"route\":[", out);
-	rib_walk(ctl->rib, state_route, &w);
 	fputs("]}", out);
+}
+
+static void state_loop(FILE *out, const struct control *ctl)
+{
+	const struct loopmon_stats *ls = loopmon_stats(ctl->loop);
+
+	uint64_t now = mono_ms();
+
+	fprintf(out, ",\"loop\":{\"interval\":%u,\"lag-recent\":%u,\"lag-max\":%u",
+	        LOOPMON_INTERVAL_MS * 1000, loopmon_recent_us(ls, now, false), ls->lag_max_us);
+	if (ls->lag_max_rt_ms)
+		json_time(out, "lag-max-time", ls->lag_max_rt_ms);
+	fprintf(out, ",\"ticks\":\"%lu\",\"lag-total\":\"%lu\",\"lag-bucket\":[", ls->ticks,
+	        ls->lag_total_us);
+	for (unsigned i = 0; i < LOOPMON_BUCKETS; i++)
+		fprintf(out, "%s{\"upper-bound\":%u,\"ticks\":\"%lu\"}", i ? "," : "",
+		        loopmon_bounds_us[i], ls->le[i]);
+	fprintf(out, "],\"busy-recent\":%u,\"busy-max\":%u}", loopmon_recent_us(ls, now, true),
+	        ls->busy_max_us);
 }
 
 static void state_neighbors(FILE *out, const struct control *ctl)
 {
-	struct neigh_counters nc;
 	struct walk_ctx w = {.out = out, .ctl = ctl, .first = true};
 
 	fputs(",\"neighbor\":[", out);
 	neigh_walk(ctl->neigh, state_neighbor, &w);
+	fputc(']', out);
+}
+
+static void state_arp(FILE *out, const struct control *ctl)
+{
+	struct neigh_counters nc;
+
 	neigh_get_counters(ctl->neigh, &nc);
 	fprintf(out,
-	        "],\"arp\":{\"requests-sent\":\"%lu\",\"replies-learned\":\"%lu\","
+	        ",\"arp\":{\"requests-sent\":\"%lu\",\"replies-learned\":\"%lu\","
 	        "\"resolve-failed\":\"%lu\",\"send-errors\":\"%lu\",\"entries\":\"%lu\"}",
 	        nc.requests_sent, nc.replies_learned, nc.resolve_failed, nc.send_errors,
 	        nc.entries);
 }
 
-static void state_sessions(FILE *out, const struct control *ctl)
+static void state_fpm(FILE *out, const struct control *ctl)
 {
 	const struct mgmt *m = ctl->mgmt;
 	struct mgmt_fpm_state fs = {.state = "not-configured"};
@@ -245,43 +251,79 @@ static void state_sessions(FILE *out, const struct control *ctl)
 	if (fs.last_change_ms)
 		json_time(out, "last-change", fs.last_change_ms);
 	fprintf(out, ",\"messages-in\":\"%lu\",\"errors\":\"%lu\"}", fs.messages_in, fs.errors);
+}
+
+static void state_snmp(FILE *out, const struct control *ctl)
+{
 	fprintf(out, ",\"snmp\":{\"state\":\"%s\"}",
 	        !ctl->snmp                        ? "not-configured"
 	        : snmp_agent_connected(ctl->snmp) ? "connected"
 	                                          : "connecting");
 }
 
-int mgmt_state_json(struct control *ctl, FILE *out)
+static void state_ports_vcs(FILE *out, struct control *ctl, const struct stats_snapshot *s,
+                            unsigned parts)
 {
-	struct stats_snapshot *s = malloc(sizeof(*s));
-
-	if (!s)
-		return -ENOMEM;
-	control_stats_take(ctl, s);
-	fprintf(out, "{\"cellgate:cellgate\":{\"state\":{\"events-lost\":\"%lu\"", s->events_lost);
-	json_time(out, "start-time", ctl->start_ms);
-	fputs(",\"port\":[", out);
-	for (unsigned p = 0; p < s->nports; p++)
-		state_port(out, ctl, s, p);
-	fputs("],\"vc\":[", out);
-	/* In configuration order; VC ids are slots that runtime changes hand out. */
-	for (unsigned i = 0, n = 0; i < ctl->cfg->npvcs; i++) {
-		int v = atm_vc_of_pvc(ctl->atm, i);
-		if (v >= 0 && (unsigned)v < s->nvcs)
-			state_vc(out, ctl, s, (unsigned)v, n++ == 0);
+	if (parts & RC_PART_PORT) {
+		fputs(",\"port\":[", out);
+		for (unsigned p = 0; p < s->nports; p++)
+			state_port(out, ctl, s, p);
+		fputc(']', out);
 	}
-	fputc(']', out);
-	state_fib(out, ctl);
-	state_neighbors(out, ctl);
-	state_sessions(out, ctl);
-	fputs(",\"worker\":[", out);
-	for (unsigned w = 0; w < s->nworkers; w++)
-		fprintf(out,
-		        "%s{\"id\":%u,\"cpu\":%d,\"loops\":\"%lu\",\"bursts\":\"%lu\","
-		        "\"arp-held\":\"%lu\"}",
-		        w ? "," : "", w, ctl->worker_cpu[w], s->worker_loops[w],
-		        s->worker_bursts[w], s->worker_held[w]);
-	fputs("]}}}\n", out);
+	if (parts & RC_PART_VC) {
+		fputs(",\"vc\":[", out);
+		/* In configuration order; VC ids are slots that runtime changes hand out. */
+		for (unsigned i = 0, n = 0; i < ctl->cfg->npvcs; i++) {
+			int v = atm_vc_of_pvc(ctl->atm, i);
+			if (v >= 0 && (unsigned)v < s->nvcs)
+				state_vc(out, ctl, s, (unsigned)v, n++ == 0);
+		}
+		fputc(']', out);
+	}
+	if (parts & RC_PART_WORKER) {
+		fputs(",\"worker\":[", out);
+		for (unsigned w = 0; w < s->nworkers; w++)
+			fprintf(out,
+			        "%s{\"id\":%u,\"cpu\":%d,\"loops\":\"%lu\",\"bursts\":\"%lu\","
+			        "\"arp-held\":\"%lu\"}",
+			        w ? "," : "", w, ctl->worker_cpu[w], s->worker_loops[w],
+			        s->worker_bursts[w], s->worker_held[w]);
+		fputc(']', out);
+	}
+}
+
+int mgmt_state_json(struct control *ctl, unsigned parts, FILE *out)
+{
+	/* The counter snapshot only for the parts that show counters. */
+	const unsigned counted = RC_PART_SCALARS | RC_PART_PORT | RC_PART_VC | RC_PART_WORKER;
+	struct stats_snapshot *s = NULL;
+
+	if ((parts & counted) && !(s = malloc(sizeof(*s))))
+		return -ENOMEM;
+	if (s)
+		control_stats_take(ctl, s);
+	/* start-time is printed always: every part is optional, so the state container is never
+	 * empty. */
+	fputs("{\"cellgate:cellgate\":{\"state\":{", out);
+	fputs("\"start-time\":", out);
+	json_time_value(out, ctl->start_ms);
+	if (parts & RC_PART_SCALARS)
+		fprintf(out, ",\"events-lost\":\"%lu\"", s->events_lost);
+	if (s)
+		state_ports_vcs(out, ctl, s, parts);
+	if (parts & RC_PART_FIB)
+		state_fib(out, ctl);
+	if (parts & RC_PART_NEIGHBOR)
+		state_neighbors(out, ctl);
+	if (parts & RC_PART_ARP)
+		state_arp(out, ctl);
+	if (parts & RC_PART_FPM)
+		state_fpm(out, ctl);
+	if (parts & RC_PART_SNMP)
+		state_snmp(out, ctl);
+	if (parts & RC_PART_LOOP)
+		state_loop(out, ctl);
+	fputs("}}}\n", out);
 	free(s);
 	return ferror(out) ? -EIO : 0;
 }

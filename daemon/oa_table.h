@@ -6,6 +6,12 @@
  * millions per second. Deletion shifts later entries of the probe run back
  * (no tombstones), so entries move: refer to them by key, not by address,
  * across inserts and deletes.
+ *
+ * Growth is incremental: when the table is 3/4 full a table twice the size
+ * takes the new entries, and every oa_reserve moves a few slots' worth of
+ * the old one over (OA_MIGRATE_SLOTS), so no single insert rehashes a
+ * million entries (that held the control loop for ~0.2 s at a full table).
+ * Meanwhile a key is in exactly one of the two, and lookups try both.
  */
 #ifndef CELLGATE_OA_TABLE_H
 #define CELLGATE_OA_TABLE_H
@@ -20,9 +26,15 @@
 struct oa_table {
 	uint8_t *slots;
 	uint32_t nslots; /* a power of two */
-	uint32_t nused;
-	uint32_t esz; /* entry size, key first */
+	uint32_t nused;  /* entries in both tables */
+	uint32_t esz;    /* entry size, key first */
+	/* While growing: the previous table, its entry count, the next slot to move. */
+	uint8_t *old;
+	uint32_t old_nslots, old_nused, mig;
 };
+
+/* Old slots moved per oa_reserve: at least 4/3 are needed to finish before the new one fills. */
+#define OA_MIGRATE_SLOTS 16
 
 static inline uint64_t oa_key(const void *e)
 {
@@ -44,11 +56,6 @@ static inline uint32_t oa_home(uint64_t key, uint32_t nslots)
 }
 
 #define OA_HUGE_PAGE (2u << 20)
-#ifdef MADV_POPULATE_WRITE
-#define OA_MADV_POPULATE_WRITE MADV_POPULATE_WRITE
-#else
-#define OA_MADV_POPULATE_WRITE 23 /* linux/mman.h, 5.14 */
-#endif
 
 /*
  * Zeroed memory for the slots. Big tables are probed at random: on 4 KiB
@@ -70,12 +77,7 @@ static inline void *oa_alloc(size_t bytes)
 		munmap(raw, head);
 	munmap(p + bytes, span - head - bytes);
 	(void)madvise(p, bytes, MADV_HUGEPAGE); /* advisory: fine if THP is off */
-	/*
-	 * Every slot is read right away (rehash), which maps the shared zero
-	 * page, and written soon after, which faults again: fault it in
-	 * writable once instead (Linux 5.14; older kernels fault lazily).
-	 */
-	(void)madvise(p, bytes, OA_MADV_POPULATE_WRITE);
+	/* Not populated here: a grown table's pages fault in as entries move over. */
 	return p;
 }
 
@@ -90,28 +92,38 @@ static inline void oa_free(void *p, size_t bytes)
 /* 0 or -ENOMEM. nslots: a power of two. */
 static inline int oa_init(struct oa_table *t, uint32_t esz, uint32_t nslots)
 {
-	t->slots = oa_alloc((size_t)nslots * esz);
-	t->nslots = nslots;
-	t->nused = 0;
-	t->esz = esz;
+	*t = (struct oa_table){.slots = oa_alloc((size_t)nslots * esz), .nslots = nslots, .esz = esz};
 	return t->slots ? 0 : -ENOMEM;
 }
 
 static inline void oa_fini(struct oa_table *t)
 {
 	oa_free(t->slots, (size_t)t->nslots * t->esz);
-	t->slots = NULL;
+	if (t->old)
+		oa_free(t->old, (size_t)t->old_nslots * t->esz);
+	t->slots = t->old = NULL;
 }
 
-/* The entry holding key, or the empty slot where it would go. */
-static inline void *oa_slot(const struct oa_table *t, uint64_t key)
+/* In slots[0..nslots): the entry holding key, or the empty slot where it would go. */
+static inline uint8_t *oa_probe(uint8_t *slots, uint32_t nslots, uint32_t esz, uint64_t key)
 {
-	uint32_t mask = t->nslots - 1, i = oa_home(key, t->nslots);
+	uint32_t mask = nslots - 1, i = oa_home(key, nslots);
 	uint64_t k;
 
-	while ((k = oa_key(oa_at(t, i))) != 0 && k != key)
+	while ((k = oa_key(slots + (size_t)i * esz)) != 0 && k != key)
 		i = (i + 1) & mask;
-	return oa_at(t, i);
+	return slots + (size_t)i * esz;
+}
+
+/* The entry holding key (in either table while growing), or the empty slot where it would go. */
+static inline void *oa_slot(const struct oa_table *t, uint64_t key)
+{
+	if (t->old) {
+		uint8_t *e = oa_probe(t->old, t->old_nslots, t->esz, key);
+		if (oa_key(e))
+			return e;
+	}
+	return oa_probe(t->slots, t->nslots, t->esz, key);
 }
 
 static inline void *oa_find(const struct oa_table *t, uint64_t key)
@@ -121,24 +133,108 @@ static inline void *oa_find(const struct oa_table *t, uint64_t key)
 	return oa_key(e) ? e : NULL;
 }
 
-/* Make room for one more entry: doubles the table once it is 3/4 full. 0 or -ENOMEM. */
+/*
+ * Empty slot `hole` of slots[0..nslots), moving later entries of its probe
+ * run back into it. The slot the last entry left is zeroed.
+ */
+static inline void oa_shift_out(uint8_t *slots, uint32_t nslots, uint32_t esz, uint32_t hole)
+{
+	uint32_t mask = nslots - 1, j = hole;
+
+	for (;;) {
+		j = (j + 1) & mask;
+		uint64_t k = oa_key(slots + (size_t)j * esz);
+		if (!k)
+			break;
+		uint32_t home = oa_home(k, nslots);
+		/* j may fill the hole unless its home lies cyclically in (hole, j]. */
+		bool stays = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
+		if (!stays) {
+			memcpy(slots + (size_t)hole * esz, slots + (size_t)j * esz, esz);
+			hole = j;
+		}
+	}
+	memset(slots + (size_t)hole * esz, 0, esz);
+}
+
+/*
+ * Move up to `budget` slots of the old table into the new one. An entry
+ * leaves the old table by oa_shift_out, so its probe runs stay whole and
+ * lookups there stay right; a slot refilled by the shift is looked at
+ * again. Slots below t->mig are empty, so no run wraps into them.
+ */
+static inline void oa_migrate(struct oa_table *t, uint32_t budget)
+{
+	while (t->old && budget--) {
+		uint8_t *e = t->old + (size_t)t->mig * t->esz;
+		uint64_t k = oa_key(e);
+
+		if (k) {
+			memcpy(oa_probe(t->slots, t->nslots, t->esz, k), e, t->esz);
+			oa_shift_out(t->old, t->old_nslots, t->esz, t->mig);
+			t->old_nused--;
+		} else if (++t->mig == t->old_nslots || !t->old_nused) {
+			oa_free(t->old, (size_t)t->old_nslots * t->esz);
+			t->old = NULL;
+			t->old_nslots = t->old_nused = t->mig = 0;
+		}
+	}
+}
+
+/*
+ * Make room for one more entry: moves a few old slots over while growing;
+ * once the table is 3/4 full, starts growing into one twice its size (and
+ * first finishes a growth still under way). 0 or -ENOMEM.
+ */
 static inline int oa_reserve(struct oa_table *t)
 {
-	struct oa_table n;
+	uint8_t *n;
 
+	oa_migrate(t, OA_MIGRATE_SLOTS);
 	if ((uint64_t)(t->nused + 1) * 4 <= (uint64_t)t->nslots * 3)
 		return 0;
-	if (oa_init(&n, t->esz, t->nslots * 2) != 0)
+	oa_migrate(t, UINT32_MAX); /* not expected: the steps finish first */
+	if (!(n = oa_alloc((size_t)t->nslots * 2 * t->esz)))
 		return -ENOMEM;
-	for (uint32_t i = 0; i < t->nslots; i++) {
-		const uint8_t *e = oa_at(t, i);
-		if (oa_key(e))
-			memcpy(oa_slot(&n, oa_key(e)), e, t->esz);
-	}
-	n.nused = t->nused;
-	oa_fini(t);
-	*t = n;
+	t->old = t->slots;
+	t->old_nslots = t->nslots;
+	t->old_nused = t->nused;
+	t->mig = 0;
+	t->slots = n;
+	t->nslots *= 2;
+	oa_migrate(t, OA_MIGRATE_SLOTS);
 	return 0;
+}
+
+/* Bytes of slots held (both tables while growing). */
+static inline size_t oa_bytes(const struct oa_table *t)
+{
+	return ((size_t)t->nslots + t->old_nslots) * t->esz;
+}
+
+/* Empty the table (keeping its current size). */
+static inline void oa_clear(struct oa_table *t)
+{
+	if (t->old)
+		oa_free(t->old, (size_t)t->old_nslots * t->esz);
+	t->old = NULL;
+	t->old_nslots = t->old_nused = t->mig = 0;
+	memset(t->slots, 0, (size_t)t->nslots * t->esz);
+	t->nused = 0;
+}
+
+/* Iteration over every entry: *pos starts at 0; NULL at the end. No change in between. */
+static inline void *oa_next(const struct oa_table *t, uint64_t *pos)
+{
+	for (; *pos < (uint64_t)t->nslots + t->old_nslots; (*pos)++) {
+		uint8_t *e = *pos < t->nslots ? oa_at(t, (uint32_t)*pos)
+		                              : t->old + (size_t)(*pos - t->nslots) * t->esz;
+		if (oa_key(e)) {
+			(*pos)++;
+			return e;
+		}
+	}
+	return NULL;
 }
 
 /* Claim the empty slot e (from oa_slot, after oa_reserve) for key. */
@@ -149,26 +245,17 @@ static inline void oa_claim(struct oa_table *t, void *e, uint64_t key)
 	t->nused++;
 }
 
-/* Empty entry e, moving later entries of its probe run back into the hole. */
+/* Empty entry e (of either table), moving later entries of its probe run back into the hole. */
 static inline void oa_remove(struct oa_table *t, void *e)
 {
-	uint32_t mask = t->nslots - 1;
-	uint32_t hole = (uint32_t)(((uint8_t *)e - t->slots) / t->esz), j = hole;
+	uint8_t *p = e;
 
-	for (;;) {
-		j = (j + 1) & mask;
-		uint64_t k = oa_key(oa_at(t, j));
-		if (!k)
-			break;
-		uint32_t home = oa_home(k, t->nslots);
-		/* j may fill the hole unless its home lies cyclically in (hole, j]. */
-		bool stays = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
-		if (!stays) {
-			memcpy(oa_at(t, hole), oa_at(t, j), t->esz);
-			hole = j;
-		}
+	if (t->old && p >= t->old && p < t->old + (size_t)t->old_nslots * t->esz) {
+		oa_shift_out(t->old, t->old_nslots, t->esz, (uint32_t)((p - t->old) / t->esz));
+		t->old_nused--;
+	} else {
+		oa_shift_out(t->slots, t->nslots, t->esz, (uint32_t)((p - t->slots) / t->esz));
 	}
-	memset(oa_at(t, hole), 0, t->esz);
 	t->nused--;
 }
 

@@ -48,6 +48,7 @@ struct rib *rib_new(struct dataplane *dp, rib_l2_seed_fn seed, void *seed_arg)
 		rib_free(rib);
 		return NULL;
 	}
+	kset_init(&rib->order);
 	return rib;
 }
 
@@ -56,6 +57,7 @@ void rib_free(struct rib *rib)
 	if (!rib)
 		return;
 	oa_fini(&rib->routes);
+	kset_fini(&rib->order);
 	free(rib->nh_meta);
 	free(rib->nhg_meta);
 	ids_fini(&rib->nh_ids);
@@ -129,6 +131,22 @@ static uint32_t rib_group_build(struct rib *rib, enum nh_type type, const struct
 	return g;
 }
 
+/* The prefix order holds exactly the installed routes: r is about to go from installed to best. */
+static void rib_order_update(struct rib *rib, const struct rib_route *r, uint32_t best)
+{
+	uint64_t k = r->key & ~ROUTE_USED;
+
+	if (best && !r->installed && kset_insert(&rib->order, k) == -ENOMEM) {
+		char what[INET_ADDRSTRLEN + 4];
+		if (rib->order_errors++ == 0)
+			log_warnx("route %s: out of memory for the route list: it is installed but "
+			          "RESTCONF will not list it",
+			          route_str(r->key, what, sizeof(what)));
+	} else if (!best && r->installed) {
+		kset_remove(&rib->order, k);
+	}
+}
+
 /* Put the preferred source's group in the FIB if it is not there already. */
 static int rib_program(struct rib *rib, struct rib_route *r)
 {
@@ -153,6 +171,7 @@ static int rib_program(struct rib *rib, struct rib_route *r)
 		         best ? "insert" : "delete");
 		return err;
 	}
+	rib_order_update(rib, r, best);
 	r->installed = (uint16_t)best;
 	return 0;
 }
@@ -260,6 +279,11 @@ void rib_get_counts(const struct rib *rib, struct rib_counts *out)
 	out->nexthops = rib->nnh;
 	out->nhgroups = rib->nnhg;
 	out->errors = rib->errors;
+	out->fib_memory = fs.memory_bytes;
+	out->rib_memory = sizeof(*rib) + (uint64_t)oa_bytes(&rib->routes) +
+	                  kset_memory(&rib->order) +
+	                  (uint64_t)NH_MAX * (sizeof(*rib->nh_meta) + 2 * sizeof(uint32_t)) +
+	                  (uint64_t)NHG_MAX * (sizeof(*rib->nhg_meta) + 2 * sizeof(uint32_t));
 }
 
 static void rib_entry_fill(const struct rib *rib, const struct rib_route *r, struct rib_entry *e)
@@ -283,15 +307,57 @@ static void rib_entry_fill(const struct rib *rib, const struct rib_route *r, str
 	}
 }
 
-void rib_walk(const struct rib *rib, rib_walk_fn fn, void *arg)
+unsigned rib_walk_range(const struct rib *rib, uint64_t *from, uint64_t to, unsigned max,
+                        rib_walk_fn fn, void *arg)
 {
+	struct kset_pos p;
 	struct rib_entry e;
+	unsigned n = 0;
+	bool more;
 
-	for (uint32_t i = 0; i < rib->routes.nslots; i++) {
-		const struct rib_route *r = (const struct rib_route *)oa_at(&rib->routes, i);
-		if (!r->key || !r->installed)
+	if (*from > to || max == 0)
+		return 0;
+	for (more = kset_seek(&rib->order, *from, &p); more && n < max;
+	     more = kset_next(&rib->order, &p)) {
+		uint64_t k = kset_at(&rib->order, &p);
+		const struct rib_route *r;
+
+		if (k > to)
+			break;
+		*from = k + 1;
+		r = oa_find(&rib->routes, k | ROUTE_USED);
+		if (!r || !r->installed) /* cannot happen: the order follows rib_program */
 			continue;
 		rib_entry_fill(rib, r, &e);
 		fn(arg, &e);
+		n++;
 	}
+	if (!more || n < max)
+		*from = to + 1;
+	return n;
+}
+
+uint64_t rib_count_range(const struct rib *rib, uint64_t from, uint64_t to)
+{
+	return kset_count(&rib->order, from, to);
+}
+
+uint64_t rib_skip_range(const struct rib *rib, uint64_t from, uint64_t to, uint64_t n)
+{
+	struct kset_pos p;
+
+	if (from > to || !kset_seek(&rib->order, from, &p) || !kset_skip(&rib->order, &p, n))
+		return to + 1;
+	uint64_t k = kset_at(&rib->order, &p);
+	return k > to ? to + 1 : k;
+}
+
+bool rib_route_get(const struct rib *rib, uint32_t prefix, uint8_t len, struct rib_entry *e)
+{
+	const struct rib_route *r = oa_find(&rib->routes, route_key(prefix, len));
+
+	if (!r || !r->installed)
+		return false;
+	rib_entry_fill(rib, r, e);
+	return true;
 }

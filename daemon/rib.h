@@ -68,17 +68,23 @@ bool rib_nh_gateway_exists(const struct rib *rib, uint16_t port, uint32_t ip);
 bool rib_reclaim_pending(const struct rib *rib);
 void rib_reclaim(struct rib *rib);
 
+/*
+ * Kept as routes change, never counted by walking the table: reading them
+ * costs the same with ten routes or a million.
+ */
 struct rib_counts {
 	uint64_t routes[RIB_SRC__MAX]; /* per source, installed or not */
 	uint64_t fib_routes;
 	uint64_t nexthops, nhgroups;
-	uint64_t errors; /* routes that could not be programmed */
+	uint64_t errors;     /* routes that could not be programmed */
+	uint64_t fib_memory; /* bytes: the workers' FIB (fib4) with its control-side index */
+	uint64_t rib_memory; /* bytes: the RIB's route table, prefix order and next-hop tables */
 };
 void rib_get_counts(const struct rib *rib, struct rib_counts *out);
 
 const char *rib_source_name(enum rib_source s);
 
-/* One installed route as rib_walk reports it. */
+/* One installed route as rib_walk_range and rib_route_get report it. */
 struct rib_entry {
 	uint32_t prefix;
 	uint8_t len;
@@ -89,7 +95,37 @@ struct rib_entry {
 };
 typedef void (*rib_walk_fn)(void *arg, const struct rib_entry *e);
 
-/* Call fn for every route installed in the FIB, in no particular order. */
-void rib_walk(const struct rib *rib, rib_walk_fn fn, void *arg);
+/*
+ * The route list in prefix order: by address, then by length, so
+ * 10.0.0.0/8 < 10.0.0.0/16 < 10.0.1.0/24 < 10.1.0.0/16, and a prefix with
+ * everything more specific inside it is one contiguous range of keys,
+ * [rib_key(p, len), rib_key(p | ~mask, 32)].
+ */
+static inline uint64_t rib_key(uint32_t prefix, uint8_t len)
+{
+	return (uint64_t)prefix << 8 | len;
+}
+#define RIB_KEY_MAX rib_key(0xffffffffu, 32)
+
+/*
+ * Visit up to `max` installed routes with keys in [*from, to], in order;
+ * *from is left just past the last one visited, so a walk is resumed by
+ * calling again with it (a cursor: a key, never a pointer). Routes added
+ * or removed between two calls are seen or not depending on where they
+ * fall, one present throughout is visited exactly once, none twice, and
+ * each is reported as it is when visited. Returns how many were visited
+ * (fewer than max: the range is done).
+ */
+unsigned rib_walk_range(const struct rib *rib, uint64_t *from, uint64_t to, unsigned max,
+                        rib_walk_fn fn, void *arg);
+
+/* Installed routes with keys in [from, to]; costs one step per ~200 routes. */
+uint64_t rib_count_range(const struct rib *rib, uint64_t from, uint64_t to);
+
+/* The key of the route `n` places after the first one >= from; to + 1 when past `to`. */
+uint64_t rib_skip_range(const struct rib *rib, uint64_t from, uint64_t to, uint64_t n);
+
+/* The installed route for exactly prefix/len: true and *e filled, or false. */
+bool rib_route_get(const struct rib *rib, uint32_t prefix, uint8_t len, struct rib_entry *e);
 
 #endif

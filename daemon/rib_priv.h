@@ -4,6 +4,7 @@
 #include "config/config.h"
 #include "daemon/oa_table.h"
 #include "daemon/rib.h"
+#include "lib/kset.h"
 
 #define NH_BUCKETS    16384
 #define NHG_BUCKETS   16384
@@ -52,6 +53,9 @@ struct rib {
 	uint64_t nnh, nnhg;
 
 	struct oa_table routes; /* of struct rib_route */
+	/* Installed routes' keys (rib_key) in prefix order: the route list's cursor (rib.h). */
+	struct kset order;
+	uint64_t order_errors; /* installed routes the order could not take (ENOMEM) */
 	uint64_t nroutes[RIB_SRC__MAX];
 	uint64_t errors;
 };

@@ -41,6 +41,7 @@ const struct stats_field atm_port_counter_fields[] = {
     F(atm_port_counters, "punted", punted),
     F(atm_port_counters, "punt-errors", punt_errors),
     F(atm_port_counters, "events-lost", events_lost),
+    F(atm_port_counters, "vc-lost", vc_lost),
     {NULL, 0},
 };
 

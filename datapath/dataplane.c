@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "datapath/dataplane.h"
+#include "datapath/port_atm.h"
 #include "datapath/port_cellpw.h"
 #include "datapath/worker_priv.h"
 
@@ -86,14 +87,14 @@ static void stats_atm_take(const struct dataplane *dp, struct stats_snapshot *sn
 {
 	for (unsigned p = 0; p < dp->nports; p++) {
 		const struct port *pt = &dp->ports[p];
-		const struct cellpw_queue *c;
+		const struct atm_portq *q = atm_portq_of((struct port *)pt);
 
-		if (pt->ops != &port_cellpw_ops || !(c = cellpw_queue_of((struct port *)pt)))
+		if (!q)
 			continue;
 		snap->is_atm[p] = true;
-		const uint64_t *src = (const uint64_t *)&c->ctr;
+		const uint64_t *src = (const uint64_t *)&q->ctr;
 		uint64_t *dst = (uint64_t *)&snap->atm[p];
-		for (size_t i = 0; i < sizeof(c->ctr) / 8; i++)
+		for (size_t i = 0; i < sizeof(q->ctr) / 8; i++)
 			dst[i] = CTR_READ(src[i]);
 	}
 	snap->nvcs = dp->vcs ? dp->nvcs : 0;

@@ -1,6 +1,7 @@
 /*
  * The "atmsub" port: an ATM subinterface (point-to-point or multipoint) as
- * the forwarding path sees it. It owns IPv4 addresses and routes like any
+ * the forwarding path sees it, on either ATM driver (cellpw, atmsock: both
+ * through port_atm.h). It owns IPv4 addresses and routes like any
  * port; frames the worker sends to it leave on one of its VCs:
  * point-to-point, the one VC; multipoint, the VC named by the next hop's
  * synthetic MAC (InATMARP or the static map put it there). Frames the worker
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include "datapath/atm/rfc2684.h"
+#include "datapath/port_atm.h"
 #include "datapath/port_cellpw.h"
 #include "lib/clock.h"
 #include "lib/log.h"
@@ -21,7 +23,7 @@
 struct atmsub_queue {
 	struct port *port;
 	struct atmsub_settings *set;
-	struct cellpw_queue *atm;
+	struct atm_portq *atm;
 	int refused; /* why tx_burst last stopped (enum drop_reason) */
 };
 
@@ -47,7 +49,7 @@ static int atmsub_queue_open(struct port *p, unsigned qid, unsigned nqueues,
 		return -ENOMEM;
 	s->port = p;
 	s->set = set;
-	s->atm = cellpw_queue_of(set->atm_port);
+	s->atm = atm_portq_of(set->atm_port);
 	if (!s->atm) {
 		log_warnx("port %s: ATM port %s is not open", p->name, set->atm_port->name);
 		free(s);
@@ -80,7 +82,7 @@ static void atmsub_rx_release(struct port_queue *q)
  * name a VC deleted at runtime (until the neighbour code forgets it): only a
  * VC of the current set counts, so nothing goes to a slot being freed.
  */
-static int atmsub_vc(const struct atmsub_queue *s, const struct cellpw_vcset *vs,
+static int atmsub_vc(const struct atmsub_queue *s, const struct atm_vcset *vs,
                      const struct pkt *p)
 {
 	int vc;
@@ -88,7 +90,7 @@ static int atmsub_vc(const struct atmsub_queue *s, const struct cellpw_vcset *vs
 	if (s->set->p2p)
 		return s->set->p2p_vc;
 	vc = vc_mac_vc(p->data);
-	if (vc < 0 || vc >= VC_MAX || !vs->has[vc] || s->atm->set->vcs[vc].cfg.subif != s->port->id)
+	if (vc < 0 || vc >= VC_MAX || !vs->has[vc] || s->atm->vcs[vc].cfg.subif != s->port->id)
 		return -1;
 	return vc;
 }
@@ -110,64 +112,30 @@ static uint32_t l3_len(const struct pkt *p, uint16_t type)
 	return n && n <= avail ? n : avail;
 }
 
-/*
- * What a VC discard means for the packet's own accounting (stats.h): the
- * frame was forwarded to nothing, so it is dropped on the port it came in
- * on, under the reason that says why.
- */
-static int atmsub_drop_of(int vc_reason)
-{
-	switch (vc_reason) {
-	case VC_DROP_VC_DOWN:
-		return DROP_LINK_DOWN;
-	case VC_DROP_TOO_BIG:
-		return DROP_MTU_EXCEEDED;
-	case VC_DROP_QUEUE_FULL:
-	case VC_DROP_TX_FULL:
-		return DROP_TX_FULL;
-	default:
-		/* VC_DROP_UNKNOWN_LLC: the VC carries no such protocol (not IPv4). */
-		return DROP_NO_ROUTE;
-	}
-}
-
 /* One frame down its VC: -1 if it was accepted, else the port drop reason. */
-static int atmsub_send(struct atmsub_queue *s, const struct cellpw_vcset *vs, const struct pkt *p)
+static int atmsub_send(struct atmsub_queue *s, const struct atm_vcset *vs, const struct pkt *p)
 {
-	struct cellpw_queue *c = s->atm;
 	int vc = atmsub_vc(s, vs, p), r;
 	uint16_t type = (uint16_t)(p->data[12] << 8 | p->data[13]);
 
 	if (vc < 0) {
-		CTR_ADD(c->ctr.no_vc, 1);
+		CTR_ADD(s->atm->ctr.no_vc, 1);
 		return DROP_ARP_FAILED;
 	}
-	struct atm_vc *v = &c->set->vcs[vc];
-	if (v->cfg.encap == VC_ENCAP_LLC_SNAP) {
-		const uint8_t *llc = rfc2684_llc_header(type);
-		if (!llc) {
-			CTR_ADD(v->ctr.discards[VC_DROP_UNKNOWN_LLC], 1);
-			return atmsub_drop_of(VC_DROP_UNKNOWN_LLC);
-		}
-		r = cellpw_vc_send(c, (uint16_t)vc, llc, 8, p->data + 14, l3_len(p, type));
-	} else if (type == 0x0800) {
-		r = cellpw_vc_send(c, (uint16_t)vc, NULL, 0, p->data + 14, l3_len(p, type));
-	} else {
-		CTR_ADD(v->ctr.discards[VC_DROP_UNKNOWN_LLC], 1);
-		return atmsub_drop_of(VC_DROP_UNKNOWN_LLC);
-	}
-	return r < 0 ? -1 : atmsub_drop_of(r);
+	r = atm_vc_send_l3(s->atm, (uint16_t)vc, type, p->data + 14, l3_len(p, type));
+	return r < 0 ? -1 : atm_tx_drop(r);
 }
 
 /*
- * Accepted: the frame is on its VC (in the frame being filled, or the
- * VC's shaping queue). A frame a VC refuses ends the burst there, with
- * its reason for tx_refused; the caller goes on with the rest.
+ * Accepted: the frame is on its VC (cellpw: in the frame being filled or
+ * the VC's shaping queue; atmsock: staged for the VC's sendmmsg). A frame a
+ * VC refuses ends the burst there, with its reason for tx_refused; the
+ * caller goes on with the rest.
  */
 static unsigned atmsub_tx_burst(struct port_queue *q, struct pkt *const *pkts, unsigned n)
 {
 	struct atmsub_queue *s = SQ(q);
-	const struct cellpw_vcset *vs = cellpw_vcset_load(s->atm); /* once per burst */
+	const struct atm_vcset *vs = atm_vcset_load(s->atm); /* once per burst */
 
 	/* The time a frame started here begins to wait for more cells. */
 	s->atm->now_us = mono_us();
@@ -196,14 +164,13 @@ static int atmsub_tx_refused(struct port_queue *q, const struct pkt *p)
 static int atmsub_tx_check(struct port_queue *q, const struct pkt *p)
 {
 	struct atmsub_queue *s = SQ(q);
-	struct cellpw_queue *c = s->atm;
-	int vc = atmsub_vc(s, cellpw_vcset_load(c), p);
+	int vc = atmsub_vc(s, atm_vcset_load(s->atm), p);
 
 	if (vc < 0) {
-		CTR_ADD(c->ctr.no_vc, 1);
+		CTR_ADD(s->atm->ctr.no_vc, 1);
 		return DROP_ARP_FAILED;
 	}
-	struct atm_vc *v = &c->set->vcs[vc];
+	struct atm_vc *v = &s->atm->vcs[vc];
 	if (__atomic_load_n(&v->oper, __ATOMIC_RELAXED) != VC_OPER_UP) {
 		CTR_ADD(v->ctr.discards[VC_DROP_VC_DOWN], 1);
 		return DROP_LINK_DOWN;
@@ -213,9 +180,9 @@ static int atmsub_tx_check(struct port_queue *q, const struct pkt *p)
 
 static int atmsub_tx_flush(struct port_queue *q)
 {
-	struct cellpw_queue *c = SQ(q)->atm;
+	struct atm_portq *aq = SQ(q)->atm;
 
-	cellpw_tx_push(c, c->set->concat_us == 0);
+	aq->ops->tx_push(aq);
 	return 0;
 }
 

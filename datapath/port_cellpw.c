@@ -2,15 +2,13 @@
  * The "cellpw" port driver, setup half: open the AF_PACKET queue on the
  * carrier netdev, allocate the per-VC reassembly and shaping buffers, build
  * the VPI/VCI lookup. The per-burst work is in port_cellpw_rx.c and
- * port_cellpw_tx.c, OAM and InATMARP in port_cellpw_ctl.c.
+ * port_cellpw_tx.c, OAM and InATMARP in port_atm_ctl.c (shared with atmsock).
  */
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
-#include <unistd.h>
 
 #include "lib/log.h"
 #include "datapath/port_cellpw.h"
@@ -20,77 +18,19 @@ static inline struct cellpw_queue *CQ(struct port_queue *q)
 	return (struct cellpw_queue *)(void *)q;
 }
 
-static uint32_t vc_key(uint16_t vpi, uint16_t vci)
+/* With a concatenation timer, a partial frame waits for more cells (cellpw_service). */
+static void cellpw_ops_push(struct atm_portq *q)
 {
-	return (uint32_t)vpi << 16 | vci;
+	struct cellpw_queue *c = (struct cellpw_queue *)(void *)q;
+
+	cellpw_tx_push(c, c->set->concat_us == 0);
 }
 
-static unsigned vc_slot(uint32_t key)
-{
-	return (key * 2654435761u) >> 22; /* CELLPW_VC_HASH = 1024 */
-}
-
-struct atm_vc *cellpw_vc_find(const struct cellpw_queue *c, const struct cellpw_vcset *vs,
-                              uint16_t vpi, uint16_t vci, uint16_t *vc_id)
-{
-	uint32_t key = vc_key(vpi, vci);
-
-	for (unsigned i = vc_slot(key), n = 0; n < CELLPW_VC_HASH;
-	     i = (i + 1) & (CELLPW_VC_HASH - 1), n++) {
-		if (vs->key[i] == key) {
-			*vc_id = vs->val[i];
-			return &c->set->vcs[*vc_id];
-		}
-		if (vs->key[i] == 0)
-			return NULL;
-	}
-	return NULL;
-}
-
-static void vc_hash_add(struct cellpw_vcset *vs, uint16_t vpi, uint16_t vci, uint16_t id)
-{
-	uint32_t key = vc_key(vpi, vci);
-	unsigned i = vc_slot(key);
-
-	while (vs->key[i] != 0)
-		i = (i + 1) & (CELLPW_VC_HASH - 1);
-	vs->key[i] = key;
-	vs->val[i] = id;
-}
-
-struct cellpw_vcset *cellpw_vcset_build(const struct cellpw_queue *c, const uint16_t *ids,
-                                        unsigned n)
-{
-	struct cellpw_vcset *vs;
-
-	if (n > CELLPW_PORT_VCS || !(vs = calloc(1, sizeof(*vs))))
-		return NULL;
-	for (unsigned i = 0; i < n; i++) {
-		const struct atm_vc *vc = &c->set->vcs[ids[i]];
-
-		vs->ids[vs->nvcs++] = ids[i];
-		vs->has[ids[i]] = 1;
-		vc_hash_add(vs, vc->cfg.vpi, vc->cfg.vci, ids[i]);
-	}
-	return vs;
-}
-
-struct cellpw_vcset *cellpw_vcset_swap(struct cellpw_queue *c, struct cellpw_vcset *next)
-{
-	struct cellpw_vcset *old = c->vcset;
-
-	/* Everything next names (its VCs' buffers and state) was written before this store. */
-	__atomic_store_n(&c->vcset, next, __ATOMIC_RELEASE);
-	return old;
-}
-
-void cellpw_vc_release(struct atm_vc *vc)
-{
-	free(vc->rx_buf);
-	free(vc->shape_q);
-	vc->rx_buf = NULL;
-	vc->shape_q = NULL;
-}
+static const struct atm_portq_ops cellpw_atm_ops = {
+    .vc_send = cellpw_vc_send,
+    .oam_send = cellpw_oam_send,
+    .tx_push = cellpw_ops_push,
+};
 
 static void cellpw_queue_close(struct port_queue *q)
 {
@@ -100,37 +40,23 @@ static void cellpw_queue_close(struct port_queue *q)
 		return;
 	if (c->carrier)
 		c->set->carrier_ops->queue_close(c->carrier);
-	for (unsigned i = 0; c->vcset && i < c->vcset->nvcs; i++)
-		cellpw_vc_release(&c->set->vcs[c->vcset->ids[i]]);
-	free(c->vcset);
+	for (unsigned i = 0; c->aq.vcset && i < c->aq.vcset->nvcs; i++)
+		atm_vc_release(&c->set->vcs[c->aq.vcset->ids[i]]);
+	atm_portq_fini(&c->aq);
 	free(c->sdu_buf);
 	free(c->tx_buf);
 	free(c->seg_buf);
-	free(c->host);
-	free(c->events);
-	if (c->wake_fd >= 0)
-		close(c->wake_fd);
 	free(c);
-}
-
-/* The largest SDU a VC reassembles: its IP MTU plus the RFC 2684 header. */
-static uint32_t vc_max_sdu(const struct atm_vc *vc)
-{
-	return vc->cfg.mtu + (vc->cfg.encap == VC_ENCAP_LLC_SNAP ? 8 : 0);
 }
 
 int cellpw_vc_open(struct cellpw_queue *c, uint16_t id)
 {
 	struct atm_vc *vc = &c->set->vcs[id];
-	uint32_t max_sdu = vc_max_sdu(vc);
+	uint32_t max_sdu = atm_vc_max_sdu(&vc->cfg);
 	uint32_t cap = aal5_cells_for(max_sdu) * ATM_CELL_PAYLOAD;
 
 	/* A slot used before starts over: runtime state, counters, no loopback in flight. */
-	memset(&vc->rx, 0, offsetof(struct atm_vc, cap) - offsetof(struct atm_vc, rx));
-	vc->cap_flush_ms = 0;
-	memset(&vc->ctr, 0, sizeof(vc->ctr));
-	vc->oper_change_ms = 0;
-	vc->ping_req = 0;
+	atm_vc_reset(vc);
 	vc->rx_buf = malloc(cap);
 	if (!vc->rx_buf)
 		return -ENOMEM;
@@ -138,14 +64,13 @@ int cellpw_vc_open(struct cellpw_queue *c, uint16_t id)
 	if (vc->cfg.pcr) {
 		vc->shape_q = malloc((size_t)vc->cfg.queue_cells * ATM_PW_CELL_SIZE);
 		if (!vc->shape_q) {
-			cellpw_vc_release(vc);
+			atm_vc_release(vc);
 			return -ENOMEM;
 		}
 		/* A burst of one frame's worth of cells keeps frames full without exceeding PCR
 		 * over any interval longer than that burst. */
 		atm_shaper_init(&vc->shaper, vc->cfg.pcr, c->set->max_cells);
 	}
-	vc->oper = VC_OPER_UP;
 	return 0;
 }
 
@@ -185,20 +110,12 @@ static int cellpw_queue_open(struct port *p, unsigned qid, unsigned nqueues,
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
-	c->port = p;
 	c->set = set;
-	c->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (c->wake_fd < 0) {
-		err = -errno;
-		log_warn("port %s: driver cellpw: host ring eventfd", p->name);
-		goto fail;
-	}
+	err = atm_portq_init(&c->aq, p, &cellpw_atm_ops, set->vcs, set->ip4_of_subif);
 	c->sdu_buf = malloc((size_t)BURST_MAX * CELLPW_RXBUF_SZ);
 	c->tx_buf = malloc((size_t)CELLPW_TX_FRAMES * CELLPW_FRAME_MAX);
 	c->seg_buf = malloc((size_t)CELLPW_SEG_CELLS * ATM_PW_CELL_SIZE);
-	c->host = calloc(1, sizeof(*c->host));
-	c->events = calloc(1, sizeof(*c->events));
-	if (!c->sdu_buf || !c->tx_buf || !c->seg_buf || !c->host || !c->events) {
+	if (err || !c->sdu_buf || !c->tx_buf || !c->seg_buf) {
 		err = -ENOMEM;
 		goto fail;
 	}
@@ -214,14 +131,14 @@ static int cellpw_queue_open(struct port *p, unsigned qid, unsigned nqueues,
 			          set->vcs[set->vc_ids[i]].cfg.vci);
 			/* Those opened so far are not in a set yet: close cannot find them. */
 			for (unsigned j = 0; j < i; j++)
-				cellpw_vc_release(&set->vcs[set->vc_ids[j]]);
+				atm_vc_release(&set->vcs[set->vc_ids[j]]);
 			goto fail;
 		}
 	}
 	/* No worker runs this queue yet: a plain store publishes the first set. */
-	if (!(c->vcset = cellpw_vcset_build(c, set->vc_ids, set->nvcs))) {
+	if (!(c->aq.vcset = atm_vcset_build(&c->aq, set->vc_ids, set->nvcs))) {
 		for (unsigned i = 0; i < set->nvcs; i++)
-			cellpw_vc_release(&set->vcs[set->vc_ids[i]]);
+			atm_vc_release(&set->vcs[set->vc_ids[i]]);
 		err = -ENOMEM;
 		goto fail;
 	}
@@ -248,42 +165,6 @@ fail:
 struct cellpw_queue *cellpw_queue_of(struct port *p)
 {
 	return p->nqueues ? CQ(p->queues[0]) : NULL;
-}
-
-struct event_ring *cellpw_events(struct port *p)
-{
-	struct cellpw_queue *c = cellpw_queue_of(p);
-
-	return c ? c->events : NULL;
-}
-
-bool cellpw_host_tx(struct port *atm_port, uint16_t vc, const uint8_t *ip, size_t len)
-{
-	struct cellpw_queue *c = cellpw_queue_of(atm_port);
-	struct host_ring *r;
-
-	/* Only a VC of this port, and only what a slot holds. */
-	if (!c || len == 0 || len > HOST_RING_BUF || vc >= VC_MAX || !c->vcset->has[vc])
-		return false;
-	r = c->host;
-	uint32_t head = r->head, tail = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
-	if (head - tail >= HOST_RING_SLOTS)
-		return false;
-	struct host_slot *s = &r->slot[head % HOST_RING_SLOTS];
-	s->vc = vc;
-	s->len = (uint16_t)len;
-	memcpy(s->data, ip, len);
-	__atomic_store_n(&r->head, head + 1, __ATOMIC_RELEASE);
-	/*
-	 * The worker may be asleep: wake it. Every time, not only when the ring
-	 * was empty, so no push can fall between its last look and its sleep.
-	 * The host path carries the router's own traffic, one write per packet
-	 * is the control thread's, never the worker's.
-	 */
-	uint64_t one = 1;
-	ssize_t w = write(c->wake_fd, &one, sizeof(one));
-	(void)w; /* fails only with the counter at its maximum: readable already */
-	return true;
 }
 
 static void cellpw_rx_release(struct port_queue *q)
@@ -317,13 +198,13 @@ static uint64_t cellpw_port_service(struct port_queue *q, uint64_t now_ns, bool 
 {
 	struct cellpw_queue *c = CQ(q);
 
-	c->now_us = now_ns / 1000;
+	c->aq.now_us = now_ns / 1000;
 	return cellpw_service(c, cellpw_vcset_load(c), busy);
 }
 
 static int cellpw_wake_fd(const struct port_queue *q)
 {
-	return ((const struct cellpw_queue *)(const void *)q)->wake_fd;
+	return ((const struct atm_portq *)(const void *)q)->wake_fd;
 }
 
 static int cellpw_ring_drops(struct port_queue *q, uint64_t *drops)

@@ -29,33 +29,18 @@
 #include "datapath/atm/vc.h"
 #include "datapath/event_ring.h"
 #include "datapath/port.h"
+#include "datapath/port_atm.h"
 #include "datapath/stats.h"
 
 #define CELLPW_MAX_CELLS    176 /* cells per carrier frame, RFC 4717 N:1 */
 #define CELLPW_TX_FRAMES    64  /* frames staged per flush */
 #define CELLPW_FRAME_MAX    (PW_HDR_MAX + CELLPW_MAX_CELLS * ATM_PW_CELL_SIZE)
-#define CELLPW_SDU_HEADROOM 16         /* room for the synthetic Ethernet header */
-#define CELLPW_SDU_MAX      (9180 + 8) /* RFC 2225 MTU + LLC/SNAP */
+#define CELLPW_SDU_HEADROOM 16          /* room for the synthetic Ethernet header */
+#define CELLPW_SDU_MAX      ATM_SDU_MAX /* RFC 2225 MTU + LLC/SNAP */
 #define CELLPW_RXBUF_SZ     (CELLPW_SDU_HEADROOM + CELLPW_SDU_MAX + 64)
 #define CELLPW_SEG_CELLS    ((CELLPW_SDU_MAX + 8 + 47) / 48)
-#define CELLPW_VC_HASH      1024
-#define HOST_RING_SLOTS     64 /* kernel -> VC packets waiting for the worker */
-#define HOST_RING_BUF       (CELLPW_SDU_MAX + 16)
-#define CELLPW_PORT_VCS     VC_MAX
-
-/* One packet the control thread read from a subinterface's TUN, for a VC. */
-struct host_slot {
-	uint16_t vc;
-	uint16_t len;
-	uint8_t data[HOST_RING_BUF];
-};
-
-/* Single-producer (control thread) single-consumer (worker) ring. */
-struct host_ring {
-	uint32_t head __attribute__((aligned(64)));
-	uint32_t tail __attribute__((aligned(64)));
-	struct host_slot slot[HOST_RING_SLOTS];
-};
+#define CELLPW_PORT_VCS     ATM_PORT_VCS
+#define HOST_RING_BUF       ATM_HOST_BUF
 
 /* Driver settings, filled in by the daemon before queue_open (port.drv). */
 struct cellpw_settings {
@@ -73,34 +58,11 @@ struct cellpw_settings {
 	uint32_t ip4_of_subif[PORT_MAX]; /* our address per subinterface, for InATMARP */
 };
 
-/*
- * One version of the VCs a cellpw port serves: the VPI/VCI lookup, the list
- * the worker's timers and shaping walk, and membership by VC id (what
- * subinterfaces and the host ring check a VC number against). The control
- * thread builds a new one for every runtime PVC change, with the added VCs'
- * buffers in place, and publishes it with a release store; the worker loads
- * it with acquire once per burst (rx_burst, an atmsub tx_burst) and never
- * keeps it across a quiescent state, so the old version and the deleted
- * VCs' buffers are freed after synchronize_rcu(). Never changed once
- * published.
- */
-struct cellpw_vcset {
-	unsigned nvcs;
-	uint16_t ids[CELLPW_PORT_VCS];
-	uint8_t has[VC_MAX];
-	/* VPI/VCI -> VC, open addressing; key 0 = empty (VPI 0/VCI 0 is never a PVC). */
-	uint32_t key[CELLPW_VC_HASH];
-	uint16_t val[CELLPW_VC_HASH];
-};
-
 struct cellpw_queue {
-	struct port *port;
+	struct atm_portq aq; /* first: what both ATM drivers share (port_atm.h) */
 	struct cellpw_settings *set;
 	struct port carrier_port;   /* the carrier netdev as a port of its own */
 	struct port_queue *carrier; /* its queue (afpacket) */
-	struct atm_port_counters ctr;
-
-	struct cellpw_vcset *vcset; /* published by the control thread, see cellpw_vcset */
 
 	/* RX: carrier frames pulled but not yet turned into SDUs. */
 	struct pkt rx_frames[BURST_MAX];
@@ -118,36 +80,27 @@ struct cellpw_queue {
 	uint64_t tx_partial_since_us;
 	uint16_t tx_seq;
 	uint8_t *seg_buf; /* one PDU's cells, CELLPW_SEG_CELLS */
-	uint64_t now_us;  /* rx_burst's, an atmsub tx_burst's or the worker pass's time */
-	uint64_t service_ms;
-	uint64_t timers_next_ms; /* the VC timers' earliest deadline, as of their last run */
-
-	struct host_ring *host;    /* control -> worker */
-	int wake_fd;               /* eventfd: the control thread filled the host ring */
-	struct event_ring *events; /* worker -> control: VC state, InATMARP, ping results */
 };
 
-/* port_cellpw.c */
-struct atm_vc *cellpw_vc_find(const struct cellpw_queue *c, const struct cellpw_vcset *vs,
-                              uint16_t vpi, uint16_t vci, uint16_t *vc_id);
-/* The worker's view for one burst (see cellpw_vcset). */
-static inline const struct cellpw_vcset *cellpw_vcset_load(const struct cellpw_queue *c)
+/* The names the daemon and the tests knew before port_atm.h (same objects). */
+#define cellpw_vcset atm_vcset
+static inline const struct atm_vcset *cellpw_vcset_load(const struct cellpw_queue *c)
 {
-	return __atomic_load_n(&c->vcset, __ATOMIC_ACQUIRE);
+	return atm_vcset_load(&c->aq);
 }
 
 /* port_cellpw_rx.c */
 unsigned cellpw_rx_burst(struct port_queue *q, struct pkt *pkts, unsigned max);
 
 /*
- * port_cellpw_tx.c: queue one SDU (already encapsulated by prefix) on a VC.
- * -1 if it was accepted, else the reason (enum vc_drop_reason) it was
- * discarded for, already counted on the VC.
+ * port_cellpw_tx.c: queue one SDU (already encapsulated by prefix) on a VC
+ * (atm_portq_ops.vc_send): -1 if it was accepted, else the reason (enum
+ * vc_drop_reason) it was discarded for, already counted on the VC.
  */
-int cellpw_vc_send(struct cellpw_queue *c, uint16_t vc_id, const uint8_t *prefix, size_t prefix_len,
+int cellpw_vc_send(struct atm_portq *q, uint16_t vc_id, const uint8_t *prefix, size_t prefix_len,
                    const uint8_t *sdu, size_t len);
 /* Queue one OAM cell (48-byte payload) on a VC, ahead of shaping. */
-void cellpw_oam_send(struct cellpw_queue *c, uint16_t vc_id, const uint8_t payload[48], bool e2e);
+void cellpw_oam_send(struct atm_portq *q, uint16_t vc_id, const uint8_t payload[48], bool e2e);
 /*
  * Once per worker pass (the port's service op): the host ring, shaping, the
  * VC timers, and the frame being filled. That frame leaves at once unless
@@ -155,25 +108,25 @@ void cellpw_oam_send(struct cellpw_queue *c, uint16_t vc_id, const uint8_t paylo
  * burst) or cells waiting for their shaper; then it waits for more, up to
  * concatenation-timer µs. Returns when the port next needs a pass (ns,
  * CLOCK_MONOTONIC; UINT64_MAX for none): the next shaper token, the frame's
- * concatenation deadline, the next VC timer.
+ * concatenation deadline, the next VC timer, the carrier's own.
  */
-uint64_t cellpw_service(struct cellpw_queue *c, const struct cellpw_vcset *vs, bool busy);
+uint64_t cellpw_service(struct cellpw_queue *c, const struct atm_vcset *vs, bool busy);
 /* Hand staged frames (and the partial one when `all`) to the carrier. */
 void cellpw_tx_push(struct cellpw_queue *c, bool all);
-
-/* port_cellpw_ctl.c: OAM and InATMARP, in the worker; SDU capture. */
-void cellpw_capture(struct atm_vc *vc, struct pcap_sunatm *cap, bool outbound, const uint8_t *sdu,
-                    size_t len);
-void cellpw_oam_rx(struct cellpw_queue *c, uint16_t vc_id, const uint8_t payload[48], bool e2e);
-void cellpw_inatmarp_rx(struct cellpw_queue *c, uint16_t vc_id, const uint8_t *p, size_t len);
-/* Returns the earliest time (ms) at which a timer of a VC will fire, UINT64_MAX for none. */
-uint64_t cellpw_vc_timers(struct cellpw_queue *c, const struct cellpw_vcset *vs, uint64_t now_ms);
-void cellpw_event(struct cellpw_queue *c, const struct dp_event *ev);
+/* Returns the earliest time (ms) at which a timer of a VC fires, UINT64_MAX for none. */
+static inline uint64_t cellpw_vc_timers(struct cellpw_queue *c, const struct atm_vcset *vs,
+                                        uint64_t now_ms)
+{
+	return atm_vc_timers(&c->aq, vs, now_ms);
+}
 
 /* Setup, control thread. The queue of worker 0 (others do not exist). */
 struct cellpw_queue *cellpw_queue_of(struct port *p);
 /* The ring of VC events (VC state, InATMARP learned, ping results) the control thread drains. */
-struct event_ring *cellpw_events(struct port *p);
+static inline struct event_ring *cellpw_events(struct port *p)
+{
+	return atm_events(p);
+}
 /*
  * Runtime PVC changes, control thread (see cellpw_vcset). cellpw_vc_open
  * gives VC `id` (its cfg filled, not in any published set) its buffers and a
@@ -183,23 +136,36 @@ struct event_ring *cellpw_events(struct port *p);
  * synchronize_rcu().
  */
 int cellpw_vc_open(struct cellpw_queue *c, uint16_t id);
-void cellpw_vc_release(struct atm_vc *vc);
-struct cellpw_vcset *cellpw_vcset_build(const struct cellpw_queue *c, const uint16_t *ids,
-                                        unsigned n);
-struct cellpw_vcset *cellpw_vcset_swap(struct cellpw_queue *c, struct cellpw_vcset *next);
-static inline const struct cellpw_vcset *cellpw_vcset_current(const struct cellpw_queue *c)
+static inline void cellpw_vc_release(struct atm_vc *vc)
 {
-	return c->vcset; /* the control thread is the only writer */
+	atm_vc_release(vc);
+}
+static inline struct atm_vcset *cellpw_vcset_build(const struct cellpw_queue *c,
+                                                   const uint16_t *ids, unsigned n)
+{
+	return atm_vcset_build(&c->aq, ids, n);
+}
+static inline struct atm_vcset *cellpw_vcset_swap(struct cellpw_queue *c, struct atm_vcset *next)
+{
+	return atm_vcset_swap(&c->aq, next);
+}
+static inline const struct atm_vcset *cellpw_vcset_current(const struct cellpw_queue *c)
+{
+	return atm_vcset_current(&c->aq);
 }
 /* Enqueue a packet the kernel sent into a subinterface; false if the ring is full. */
-bool cellpw_host_tx(struct port *atm_port, uint16_t vc, const uint8_t *ip, size_t len);
+static inline bool cellpw_host_tx(struct port *atm_port, uint16_t vc, const uint8_t *ip,
+                                  size_t len)
+{
+	return atm_host_tx(atm_port, vc, ip, len);
+}
 
 extern const struct port_ops port_cellpw_ops;
 extern const struct port_ops port_atmsub_ops;
 
 /* Subinterface port settings (port.drv for driver "atmsub"). */
 struct atmsub_settings {
-	struct port *atm_port; /* the cellpw port below */
+	struct port *atm_port; /* the ATM port below: cellpw or atmsock */
 	int tun_fd;            /* the subinterface's TUN: punted packets go there */
 	bool p2p;
 	uint16_t p2p_vc; /* point-to-point: its one VC */

@@ -2,7 +2,7 @@
  * cellpw receive: carrier frames -> cells (RFC 4717 N:1 cell mode) -> AAL5
  * reassembly per VC (I.363.5) -> RFC 2684 decapsulation -> IPv4/IPv6 frames
  * with a synthetic Ethernet header, received on the VC's subinterface.
- * OAM cells and InATMARP packets go to port_cellpw_ctl.c. Every cell and SDU
+ * OAM cells and InATMARP packets go to port_atm_ctl.c. Every cell and SDU
  * that does not become a frame is counted under one reason.
  */
 #include <string.h>
@@ -37,77 +37,59 @@ static enum vc_drop_reason aal5_drop_reason(enum aal5_status st)
 	}
 }
 
-/* A complete SDU on `vc`: decapsulate, then hand IP to the worker as a frame. */
-static unsigned sdu_rx(struct cellpw_queue *c, uint16_t vc_id, struct atm_vc *vc,
-                       const uint8_t *sdu, uint32_t len, struct pkt *out, unsigned room)
+/* A complete SDU on `vc`: decapsulated (port_atm.c), then a frame for the worker. */
+static unsigned sdu_rx(struct cellpw_queue *c, uint16_t vc_id, struct atm_vc *vc, uint8_t *sdu,
+                       uint32_t len, struct pkt *out, unsigned room)
 {
 	uint16_t ethertype;
 	size_t hlen;
 
-	CTR_ADD(vc->ctr.pdus_in, 1);
-	CTR_ADD(vc->ctr.octets_in, len);
-	struct pcap_sunatm *cap = __atomic_load_n(&vc->cap, __ATOMIC_ACQUIRE); /* once: see vc.h */
-	if (cap)
-		cellpw_capture(vc, cap, false, sdu, len);
-	if (rfc2684_decap(vc->cfg.encap == VC_ENCAP_LLC_SNAP ? RFC2684_LLC_ROUTED
-	                                                     : RFC2684_VCMUX_IPV4,
-	                  sdu, len, &ethertype, &hlen) != 0) {
-		vc_discard(vc, VC_DROP_UNKNOWN_LLC);
+	if (!atm_sdu_rx(&c->aq, vc_id, sdu, len, &ethertype, &hlen))
 		return 0;
-	}
-	if (ethertype == 0x0806) {
-		cellpw_inatmarp_rx(c, vc_id, sdu + hlen, len - hlen);
-		return 0;
-	}
 	if (room == 0 || c->sdu_used == BURST_MAX) {
 		vc_discard(vc, VC_DROP_OUT_OF_BUFFER);
 		return 0;
 	}
-	uint8_t *buf = c->sdu_buf + (size_t)c->sdu_used++ * CELLPW_RXBUF_SZ;
-	uint8_t *eth = buf + CELLPW_SDU_HEADROOM - 14;
+	/* The reassembly buffer is the VC's next PDU: the packet moves to a burst slot. */
+	uint8_t *l3 = c->sdu_buf + (size_t)c->sdu_used++ * CELLPW_RXBUF_SZ + CELLPW_SDU_HEADROOM;
 	uint32_t iplen = len - (uint32_t)hlen;
 
-	memcpy(eth, c->port->mac, 6); /* as if addressed to us */
-	vc_mac_make(vc_id, eth + 6);
-	eth[12] = (uint8_t)(ethertype >> 8);
-	eth[13] = (uint8_t)ethertype;
-	memcpy(eth + 14, sdu + hlen, iplen);
-	*out = (struct pkt){
-	    .data = eth, .len = 14 + iplen, .in_port = vc->cfg.subif, .l2_class = PKT_L2_HOST};
+	memcpy(l3, sdu + hlen, iplen);
+	atm_frame(&c->aq, vc_id, l3, iplen, ethertype, out);
 	return 1;
 }
 
-static unsigned frame_rx(struct cellpw_queue *c, const struct cellpw_vcset *vs, const struct pkt *f,
+static unsigned frame_rx(struct cellpw_queue *c, const struct atm_vcset *vs, const struct pkt *f,
                          struct pkt *out, unsigned room)
 {
 	const struct cellpw_settings *set = c->set;
 	struct pw_frame pf;
 	unsigned n = 0;
-	uint64_t now_ms = c->now_us / 1000;
+	uint64_t now_ms = c->aq.now_us / 1000;
 	uint32_t last_key = 0;
 	uint16_t vc_id = 0;
 	struct atm_vc *vc = NULL;
 
 	int err = pw_frame_parse(f->data, f->len, set->encap.label, set->encap.control_word, &pf);
 	if (err == PW_ERR_ETHERTYPE) {
-		CTR_ADD(c->ctr.non_pw_frames, 1);
+		CTR_ADD(c->aq.ctr.non_pw_frames, 1);
 		return 0;
 	}
 	if (err == PW_ERR_LABEL) {
-		CTR_ADD(c->ctr.pw_bad_label, 1);
+		CTR_ADD(c->aq.ctr.pw_bad_label, 1);
 		return 0;
 	}
 	if (err != 0) {
-		CTR_ADD(c->ctr.pw_malformed, 1);
+		CTR_ADD(c->aq.ctr.pw_malformed, 1);
 		return 0;
 	}
-	CTR_ADD(c->ctr.frames_in, 1);
-	CTR_ADD(c->ctr.octets_in, f->len);
-	CTR_ADD(c->ctr.cells_in, pf.ncells);
+	CTR_ADD(c->aq.ctr.frames_in, 1);
+	CTR_ADD(c->aq.ctr.octets_in, f->len);
+	CTR_ADD(c->aq.ctr.cells_in, pf.ncells);
 	if (pf.has_seq) {
 		/* RFC 4385 4.2: count gaps and reordering; the cells are still used. */
 		if (c->rx_seq_expect != 0 && pf.seq != c->rx_seq_expect)
-			CTR_ADD(c->ctr.seq_errors, 1);
+			CTR_ADD(c->aq.ctr.seq_errors, 1);
 		c->rx_seq_expect = pw_seq_next(pf.seq);
 	}
 	for (unsigned i = 0; i < pf.ncells; i++) {
@@ -117,11 +99,11 @@ static unsigned frame_rx(struct cellpw_queue *c, const struct cellpw_vcset *vs, 
 		uint8_t pti = atm_hdr_pti(h);
 
 		if (key != last_key || !vc) {
-			vc = cellpw_vc_find(c, vs, atm_hdr_vpi(h), atm_hdr_vci(h), &vc_id);
+			vc = atm_vc_find(&c->aq, vs, atm_hdr_vpi(h), atm_hdr_vci(h), &vc_id);
 			last_key = key;
 		}
 		if (!vc) {
-			CTR_ADD(c->ctr.unknown_vc_cells, 1);
+			CTR_ADD(c->aq.ctr.unknown_vc_cells, 1);
 			continue;
 		}
 		CTR_ADD(vc->ctr.cells_in, 1);
@@ -130,7 +112,7 @@ static unsigned frame_rx(struct cellpw_queue *c, const struct cellpw_vcset *vs, 
 		if (pti >= ATM_PTI_OAM_SEG) {
 			/* I.610: PTI 4/5 are F5 OAM (segment/end-to-end); 6 RM, 7 reserved. */
 			if (pti == ATM_PTI_OAM_SEG || pti == ATM_PTI_OAM_E2E)
-				cellpw_oam_rx(c, vc_id, cell + 4, pti == ATM_PTI_OAM_E2E);
+				atm_oam_rx(&c->aq, vc_id, cell + 4, pti == ATM_PTI_OAM_E2E);
 			else
 				vc_discard(vc, VC_DROP_OAM_OTHER);
 			continue;
@@ -154,10 +136,10 @@ unsigned cellpw_rx_burst(struct port_queue *q, struct pkt *pkts, unsigned max)
 	struct cellpw_queue *c = CQ(q);
 	const struct port_ops *car = c->set->carrier_ops;
 	/* Once for the whole burst (cellpw_vcset). */
-	const struct cellpw_vcset *vs = cellpw_vcset_load(c);
+	const struct atm_vcset *vs = cellpw_vcset_load(c);
 	unsigned n = 0;
 
-	c->now_us = mono_us();
+	c->aq.now_us = mono_us();
 	c->sdu_used = 0;
 	for (;;) {
 		if (c->rx_pos == c->rx_nframes) {

@@ -58,10 +58,10 @@ void cellpw_tx_push(struct cellpw_queue *c, bool all)
 	for (unsigned i = 0; i < sent; i++)
 		octets += c->tx_pkt[i].len;
 	car->tx_flush(c->carrier);
-	CTR_ADD(c->ctr.frames_out, sent);
-	CTR_ADD(c->ctr.octets_out, octets);
+	CTR_ADD(c->aq.ctr.frames_out, sent);
+	CTR_ADD(c->aq.ctr.octets_out, octets);
 	if (sent < c->tx_nframes)
-		CTR_ADD(c->ctr.tx_full, c->tx_nframes - sent);
+		CTR_ADD(c->aq.ctr.tx_full, c->tx_nframes - sent);
 	/* Move a frame still being filled to the front. */
 	if (c->tx_cells)
 		memcpy(frame_at(c, 0) + pw_hdr_len(c), frame_at(c, c->tx_nframes) + pw_hdr_len(c),
@@ -81,14 +81,14 @@ static uint8_t *frame_room(struct cellpw_queue *c, unsigned n)
 	if (c->tx_nframes == CELLPW_TX_FRAMES || c->tx_cells + n > c->set->max_cells)
 		return NULL;
 	if (c->tx_cells == 0)
-		c->tx_partial_since_us = c->now_us;
+		c->tx_partial_since_us = c->aq.now_us;
 	return frame_at(c, c->tx_nframes) + pw_hdr_len(c) + (size_t)c->tx_cells * ATM_PW_CELL_SIZE;
 }
 
 static void frame_commit(struct cellpw_queue *c, unsigned n)
 {
 	c->tx_cells += n;
-	CTR_ADD(c->ctr.cells_out, n);
+	CTR_ADD(c->aq.ctr.cells_out, n);
 	if (c->tx_cells == c->set->max_cells)
 		frame_close(c);
 }
@@ -108,7 +108,7 @@ static unsigned cells_append(struct cellpw_queue *c, const uint8_t *cells, unsig
 		if (k > n - done)
 			k = n - done;
 		if (c->tx_cells == 0)
-			c->tx_partial_since_us = c->now_us;
+			c->tx_partial_since_us = c->aq.now_us;
 		memcpy(frame_at(c, c->tx_nframes) + hlen + (size_t)c->tx_cells * ATM_PW_CELL_SIZE,
 		       cells + (size_t)done * ATM_PW_CELL_SIZE, (size_t)k * ATM_PW_CELL_SIZE);
 		c->tx_cells += k;
@@ -116,7 +116,7 @@ static unsigned cells_append(struct cellpw_queue *c, const uint8_t *cells, unsig
 		if (c->tx_cells == max)
 			frame_close(c);
 	}
-	CTR_ADD(c->ctr.cells_out, done);
+	CTR_ADD(c->aq.ctr.cells_out, done);
 	return done;
 }
 
@@ -139,13 +139,14 @@ static void vc_pdu_out(struct atm_vc *vc, const uint8_t *prefix, size_t prefix_l
 		if (prefix_len)
 			memcpy(vc->cap_buf, prefix, prefix_len);
 		memcpy(vc->cap_buf + prefix_len, sdu, len);
-		cellpw_capture(vc, cap, true, vc->cap_buf, prefix_len + len);
+		atm_capture(vc, cap, true, vc->cap_buf, prefix_len + len);
 	}
 }
 
-int cellpw_vc_send(struct cellpw_queue *c, uint16_t vc_id, const uint8_t *prefix, size_t prefix_len,
+int cellpw_vc_send(struct atm_portq *q, uint16_t vc_id, const uint8_t *prefix, size_t prefix_len,
                    const uint8_t *sdu, size_t len)
 {
+	struct cellpw_queue *c = (struct cellpw_queue *)(void *)q;
 	struct atm_vc *vc = &c->set->vcs[vc_id];
 	size_t sdu_len = prefix_len + len;
 
@@ -195,8 +196,9 @@ int cellpw_vc_send(struct cellpw_queue *c, uint16_t vc_id, const uint8_t *prefix
 	return -1;
 }
 
-void cellpw_oam_send(struct cellpw_queue *c, uint16_t vc_id, const uint8_t payload[48], bool e2e)
+void cellpw_oam_send(struct atm_portq *q, uint16_t vc_id, const uint8_t payload[48], bool e2e)
 {
+	struct cellpw_queue *c = (struct cellpw_queue *)(void *)q;
 	struct atm_vc *vc = &c->set->vcs[vc_id];
 	uint8_t cell[ATM_PW_CELL_SIZE];
 
@@ -214,7 +216,7 @@ void cellpw_oam_send(struct cellpw_queue *c, uint16_t vc_id, const uint8_t paylo
  * Release the cells each shaped VC has tokens for. Returns when the next
  * token of a VC with cells still queued is due (UINT64_MAX: none queued).
  */
-static uint64_t shaping_run(struct cellpw_queue *c, const struct cellpw_vcset *vs)
+static uint64_t shaping_run(struct cellpw_queue *c, const struct atm_vcset *vs)
 {
 	uint64_t next = UINT64_MAX;
 
@@ -226,7 +228,7 @@ static uint64_t shaping_run(struct cellpw_queue *c, const struct cellpw_vcset *v
 			uint32_t run = vc->cfg.queue_cells - vc->shape_head; /* up to the wrap */
 			if (want > run)
 				want = run;
-			uint32_t got = atm_shaper_take(&vc->shaper, c->now_us * 1000, want);
+			uint32_t got = atm_shaper_take(&vc->shaper, c->aq.now_us * 1000, want);
 			if (got == 0)
 				break;
 			unsigned sent = cells_append(
@@ -241,7 +243,7 @@ static uint64_t shaping_run(struct cellpw_queue *c, const struct cellpw_vcset *v
 				break;
 		}
 		if (vc->shape_count) {
-			uint64_t t = atm_shaper_next_ns(&vc->shaper, c->now_us * 1000);
+			uint64_t t = atm_shaper_next_ns(&vc->shaper, c->aq.now_us * 1000);
 			if (t < next)
 				next = t;
 		}
@@ -249,42 +251,12 @@ static uint64_t shaping_run(struct cellpw_queue *c, const struct cellpw_vcset *v
 	return next;
 }
 
-/* Packets the kernel sent into a subinterface (its TUN), read by the control thread. */
-static void host_ring_run(struct cellpw_queue *c, const struct cellpw_vcset *vs)
-{
-	struct host_ring *r = c->host;
-	uint32_t tail = r->tail, head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
-
-	if (tail == head)
-		return;
-	for (; tail != head; tail++) {
-		struct host_slot *s = &r->slot[tail % HOST_RING_SLOTS];
-		struct atm_vc *vc = &c->set->vcs[s->vc];
-		uint16_t type = (s->data[0] >> 4) == 6 ? 0x86DD : 0x0800;
-		const uint8_t *llc = rfc2684_llc_header(type);
-
-		CTR_ADD(c->ctr.host_tx, 1);
-		/* Queued for a VC deleted since: its buffers may be gone. */
-		if (!vs->has[s->vc]) {
-			CTR_ADD(c->ctr.host_tx_drops, 1);
-			continue;
-		}
-		if (vc->cfg.encap == VC_ENCAP_LLC_SNAP)
-			cellpw_vc_send(c, s->vc, llc, 8, s->data, s->len);
-		else if (type == 0x0800)
-			cellpw_vc_send(c, s->vc, NULL, 0, s->data, s->len);
-		else
-			vc_discard(vc, VC_DROP_UNKNOWN_LLC); /* VC-mux IPv4 carries IPv4 only */
-	}
-	__atomic_store_n(&r->tail, tail, __ATOMIC_RELEASE);
-}
-
 /* The frame being filled: out now, or wait for more cells; returns its deadline (ns). */
 static uint64_t partial_run(struct cellpw_queue *c, bool more_coming)
 {
 	uint64_t due_us = c->tx_partial_since_us + c->set->concat_us;
 
-	if (c->tx_cells == 0 || !more_coming || c->now_us >= due_us) {
+	if (c->tx_cells == 0 || !more_coming || c->aq.now_us >= due_us) {
 		cellpw_tx_push(c, true);
 		return UINT64_MAX;
 	}
@@ -293,28 +265,19 @@ static uint64_t partial_run(struct cellpw_queue *c, bool more_coming)
 	return due_us * 1000;
 }
 
-uint64_t cellpw_service(struct cellpw_queue *c, const struct cellpw_vcset *vs, bool busy)
+uint64_t cellpw_service(struct cellpw_queue *c, const struct atm_vcset *vs, bool busy)
 {
 	const struct port_ops *car = c->set->carrier_ops;
-	uint64_t now_ms = c->now_us / 1000, shaped, next, t;
+	uint64_t shaped, next, t;
 
-	host_ring_run(c, vs);
+	atm_host_ring_run(&c->aq, vs);
 	next = shaped = shaping_run(c, vs);
-	if (now_ms != c->service_ms) {
-		c->timers_next_ms = cellpw_vc_timers(c, vs, now_ms);
-		c->service_ms = now_ms;
-	}
-	/* Timers run once a millisecond: the next due is a later one. */
-	if (c->timers_next_ms != UINT64_MAX) {
-		t = (c->timers_next_ms > now_ms ? c->timers_next_ms : now_ms + 1) * 1000000;
-		if (t < next)
-			next = t;
-	}
-	/* Cells are on their way when RX has more or a shaper holds some back. */
-	t = partial_run(c, busy || shaped != UINT64_MAX);
-	if (t < next)
+	if ((t = atm_timers_service(&c->aq, vs)) < next)
 		next = t;
-	if (car->service && (t = car->service(c->carrier, c->now_us * 1000, busy)) < next)
+	/* Cells are on their way when RX has more or a shaper holds some back. */
+	if ((t = partial_run(c, busy || shaped != UINT64_MAX)) < next)
+		next = t;
+	if (car->service && (t = car->service(c->carrier, c->aq.now_us * 1000, busy)) < next)
 		next = t;
 	return next;
 }

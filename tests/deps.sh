@@ -1,6 +1,10 @@
 #!/bin/bash
 # Install the Debian 12 packages cellgate needs to build, test, demo and
 # benchmark.  Shared by .ci/run and tests/lab/demo.sh.  Needs root.
+# The ATM VM lab (tests/vm/) also needs Debian's 6.1 kernel image and
+# linux-source-6.1: tests/vm/prepare.sh downloads them (apt-get download, not
+# installed) into its cache at test time, and installs linux-headers-<that
+# kernel> if linux-headers-amd64 here does not match it.
 #   tests/deps.sh            install (apt-get update + install)
 #   tests/deps.sh --list     print the package list
 set -eu
@@ -14,6 +18,9 @@ snmpd snmp snmptrapd smitools
 python3 python3-scapy python3-pytest python3-pyroute2
 libloc-database location
 frr
+qemu-system-x86 busybox-static atm-tools br2684ctl cpio kmod linux-headers-amd64
+debhelper dh-autoreconf dpkg-dev fakeroot devscripts lintian blhc bash-completion
+prometheus
 "
 
 if [ "${1:-}" = "--list" ]; then

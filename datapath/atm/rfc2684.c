@@ -38,6 +38,9 @@ int rfc2684_decap(enum rfc2684_encap e, const uint8_t *sdu, size_t len, uint16_t
 		*ethertype = e == RFC2684_VCMUX_IPV4 ? 0x0800 : 0x86dd;
 		*hdr_len = 0;
 		return 0;
+	case RFC2684_LLC_BRIDGED:
+	case RFC2684_VCMUX_BRIDGED:
+		return rfc2684_bridged_decap(e, sdu, len, ethertype, hdr_len);
 	default:
 		return RFC2684_ERR_ENCAP;
 	}

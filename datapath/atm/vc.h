@@ -41,8 +41,10 @@
 	X(INATMARP_MALFORMED, "inatmarp-malformed", "InATMARP packet that does not parse")         \
 	X(VC_DOWN, "vc-down", "transmit while the VC is operationally down (OAM)")                 \
 	X(QUEUE_FULL, "shaping-queue-full", "shaping queue full")                                  \
-	X(TX_FULL, "tx-full", "carrier TX ring full")                                              \
-	X(TOO_BIG, "too-big", "SDU above the VC MTU or the AAL5 limit on transmit")
+	X(TX_FULL, "tx-full", "carrier TX ring or the adapter's send queue full")                  \
+	X(TOO_BIG, "too-big", "SDU above the VC MTU or the AAL5 limit on transmit")                \
+	X(SHORT, "short", "SDU too short for its RFC 2684 header and a packet")                    \
+	X(NOT_FOR_US, "bridged-not-for-us", "bridged frame for another unicast MAC (RFC 2684 5.2)")
 
 enum vc_drop_reason {
 #define X(id, name, desc) VC_DROP_##id,
@@ -93,11 +95,23 @@ struct atm_port_counters {
 	uint64_t punted;           /* SDUs given to a subinterface's TUN */
 	uint64_t punt_errors;      /* TUN write failures */
 	uint64_t events_lost;
+	uint64_t vc_lost; /* atmsock: VC sockets the kernel shut (the adapter went away) */
 } __attribute__((aligned(64)));
 
 enum vc_oper { VC_OPER_UP = 1, VC_OPER_DOWN = 2 }; /* ATM-MIB atmVclOperStatus values */
 
-enum vc_encap { VC_ENCAP_LLC_SNAP = 0, VC_ENCAP_VCMUX_IPV4 };
+/* A VC's RFC 2684 encapsulation (atm_vc_rfc2684() gives the enum rfc2684_encap). */
+enum vc_encap {
+	VC_ENCAP_LLC_SNAP = 0, /* RFC 2684 5.1 routed */
+	VC_ENCAP_VCMUX_IPV4,   /* 6.1 routed, IPv4 only */
+	VC_ENCAP_LLC_BRIDGED,  /* 5.2 bridged Ethernet, no FCS: ARP over the VC */
+	VC_ENCAP_VCMUX_BRIDGED /* 6.2 bridged Ethernet, no FCS */
+};
+
+static inline bool vc_encap_bridged(uint8_t e)
+{
+	return e == VC_ENCAP_LLC_BRIDGED || e == VC_ENCAP_VCMUX_BRIDGED;
+}
 
 struct atm_vc_cfg {
 	uint16_t atm_port; /* dataplane port id of the ATM port */
@@ -111,8 +125,9 @@ struct atm_vc_cfg {
 	uint32_t reasm_timeout_ms;
 	bool oam_enabled;
 	uint32_t oam_interval_ms, oam_retry_ms, oam_down_count, oam_up_count;
-	bool inatmarp;
+	bool inatmarp; /* routed LLC: InATMARP; bridged: ARP for peer_ip4 (address resolution) */
 	uint32_t inatmarp_interval_ms;
+	uint32_t peer_ip4; /* the static peer address, host order (0 = none): bridged ARP asks it */
 };
 
 struct atm_vc {
@@ -129,6 +144,8 @@ struct atm_vc {
 	bool oam_outstanding;
 	uint32_t oam_misses, oam_successes;
 	uint64_t inatmarp_next_ms;
+	uint8_t peer_mac[6];   /* bridged: the far end's MAC, from its frames (else broadcast) */
+	bool peer_mac_known;
 	uint32_t ping_seen;    /* last ping_req served */
 	uint32_t ping_tag;     /* tag of the on-demand loopback in flight */
 	uint64_t ping_sent_us; /* when it left */

@@ -20,11 +20,12 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 	        "usage: cellgatectl [-j] [-s socket] [-y yangdir] COMMAND\n"
-	        "  show ports | interfaces | vc [PORT [VPI/VCI]] | routes [PREFIX] |\n"
-	        "       neighbors | fpm | counters\n"
+	        "  show ports | interfaces | vc [PORT [VPI/VCI]] | neighbors | fpm | counters\n"
+	        "  show routes [PREFIX [longer]] [--limit N] [--cursor PREFIX]\n"
 	        "  route add PREFIX via GATEWAY... | dev INTERFACE | blackhole | unreachable\n"
 	        "  route del PREFIX\n"
-	        "  vc add PORT SUBINTERFACE VPI/VCI [llc-snap|vc-mux-ipv4] [peer ADDRESS]\n"
+	        "  vc add PORT SUBINTERFACE VPI/VCI [llc-snap|vc-mux-ipv4|llc-bridged|vc-mux-bridged]\n"
+	        "         [peer ADDRESS]\n"
 	        "  vc del PORT SUBINTERFACE VPI/VCI\n"
 	        "  vc ping PORT VPI/VCI [COUNT]\n"
 	        "  clear counters [PORT]\n"

@@ -79,8 +79,8 @@ int cli_clear(struct cli *c, int argc, char **argv)
 static int usage_vc(void)
 {
 	fprintf(stderr,
-	        "usage: cellgatectl vc add PORT SUBINTERFACE VPI/VCI [llc-snap|vc-mux-ipv4] "
-	        "[peer ADDRESS]\n"
+	        "usage: cellgatectl vc add PORT SUBINTERFACE VPI/VCI "
+	        "[llc-snap|vc-mux-ipv4|llc-bridged|vc-mux-bridged] [peer ADDRESS]\n"
 	        "       cellgatectl vc del PORT SUBINTERFACE VPI/VCI\n"
 	        "       cellgatectl vc ping PORT VPI/VCI [COUNT]\n");
 	return 2;
@@ -173,7 +173,8 @@ static int vc_change(struct cli *c, bool add, int argc, char **argv)
 	if (!cli_vpi_vci(argv[2], &vpi, &vci))
 		return 1;
 	for (int i = 3; add && i < argc; i++) {
-		if (!strcmp(argv[i], "llc-snap") || !strcmp(argv[i], "vc-mux-ipv4"))
+		if (!strcmp(argv[i], "llc-snap") || !strcmp(argv[i], "vc-mux-ipv4") ||
+		    !strcmp(argv[i], "llc-bridged") || !strcmp(argv[i], "vc-mux-bridged"))
 			encap = argv[i];
 		else if (!strcmp(argv[i], "peer") && i + 1 < argc)
 			peer = argv[++i];

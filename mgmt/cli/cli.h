@@ -29,6 +29,15 @@ int cli_get(struct cli *c, const char *uri, const char *parent_xpath, struct lyd
 int cli_get_list(struct cli *c, const char *uri, const char *parent_xpath, struct lyd_node **tree,
                  bool missing_ok);
 
+/* A page of the route list: where the next one starts, and how many routes follow this one. */
+struct cli_page {
+	char next_cursor[40]; /* "" = this was the last page */
+	long long remaining;  /* -1 = unknown */
+};
+/* cli_get_list that also reads the paging headers into *pg. */
+int cli_get_page(struct cli *c, const char *uri, const char *parent_xpath, struct lyd_node **tree,
+                 bool missing_ok, struct cli_page *pg);
+
 /* A write (PUT, POST, PATCH, DELETE) or an operation; reply JSON printed when present. */
 int cli_send(struct cli *c, const char *method, const char *uri, const char *body, char **reply);
 

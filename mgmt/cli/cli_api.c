@@ -58,7 +58,7 @@ static void print_error(const struct http_reply *r)
 
 /* As cli_send; a 404 is an empty reply when missing_ok (a list with no entries). */
 static int send_get(struct cli *c, const char *method, const char *uri, const char *body,
-                    char **reply, bool missing_ok)
+                    char **reply, bool missing_ok, struct cli_page *pg)
 {
 	struct http_reply r;
 	char err[512];
@@ -68,6 +68,10 @@ static int send_get(struct cli *c, const char *method, const char *uri, const ch
 	if (http_request(c->sock, method, uri, body, &r, err, sizeof(err)) != 0) {
 		fprintf(stderr, "cellgatectl: %s\n", err);
 		return -1;
+	}
+	if (pg) {
+		snprintf(pg->next_cursor, sizeof(pg->next_cursor), "%s", r.next_cursor);
+		pg->remaining = r.remaining;
 	}
 	if (r.status == 404 && missing_ok) {
 		r.body[0] = '\0';
@@ -87,7 +91,7 @@ static int send_get(struct cli *c, const char *method, const char *uri, const ch
 
 int cli_send(struct cli *c, const char *method, const char *uri, const char *body, char **reply)
 {
-	return send_get(c, method, uri, body, reply, false);
+	return send_get(c, method, uri, body, reply, false, NULL);
 }
 
 int cli_get(struct cli *c, const char *uri, const char *parent_xpath, struct lyd_node **tree)
@@ -98,6 +102,12 @@ int cli_get(struct cli *c, const char *uri, const char *parent_xpath, struct lyd
 int cli_get_list(struct cli *c, const char *uri, const char *parent_xpath, struct lyd_node **tree,
                  bool missing_ok)
 {
+	return cli_get_page(c, uri, parent_xpath, tree, missing_ok, NULL);
+}
+
+int cli_get_page(struct cli *c, const char *uri, const char *parent_xpath, struct lyd_node **tree,
+                 bool missing_ok, struct cli_page *pg)
+{
 	char path[CLI_URI_MAX + 32], *body;
 	struct lyd_node *parent = NULL, *top = NULL;
 	struct ly_in *in = NULL;
@@ -105,7 +115,7 @@ int cli_get_list(struct cli *c, const char *uri, const char *parent_xpath, struc
 
 	*tree = NULL;
 	snprintf(path, sizeof(path), "/restconf/data%s", uri);
-	if (send_get(c, "GET", path, NULL, &body, missing_ok) != 0)
+	if (send_get(c, "GET", path, NULL, &body, missing_ok, pg) != 0)
 		return -1;
 	if (c->json) {
 		fputs(body[0] ? body : "{}\n", stdout);

@@ -1,8 +1,9 @@
 /*
  * The client side of HTTP/1.1 (RFC 9112) as much as cellgatectl needs:
- * one request per connection, a reply framed by Content-Length or by the
- * connection closing. The reply is untrusted: its size is capped and its
- * status line checked before anything is used.
+ * one request per connection, a reply framed by Content-Length, chunked
+ * (the route list is streamed) or by the connection closing. The reply is
+ * untrusted: its size is capped and its status line checked before
+ * anything is used.
  */
 #include "cellgate-build.h"
 
@@ -84,23 +85,68 @@ static int recv_all(int fd, char **buf, size_t *len)
 	return 0;
 }
 
-/* Split "HTTP/1.1 200 OK\r\n...\r\n\r\nbody" into status and body. */
+/* Value of header `name` (with the colon) in the header block, or NULL. */
+static const char *header(const char *head, const char *name, char *buf, size_t len)
+{
+	char pat[64];
+	const char *h;
+
+	snprintf(pat, sizeof(pat), "\r\n%s", name);
+	if (!(h = strcasestr(head, pat)))
+		return NULL;
+	h += strlen(pat);
+	h += strspn(h, " \t");
+	snprintf(buf, len, "%.*s", (int)strcspn(h, "\r\n"), h);
+	return buf;
+}
+
+/* Undo chunked transfer coding in place (RFC 9112 7.1); the decoded length, or -1. */
+static long dechunk(char *b, size_t len)
+{
+	size_t in = 0, out = 0;
+
+	for (;;) {
+		char *end;
+		unsigned long n = strtoul(b + in, &end, 16);
+		char *eol = memchr(b + in, '\n', len - in);
+
+		if (end == b + in || !eol)
+			return -1;
+		in = (size_t)(eol - b) + 1; /* past the size line (and any extension) */
+		if (n == 0)
+			return (long)out;
+		if (n > len - in || len - in - n < 2)
+			return -1;
+		memmove(b + out, b + in, n);
+		out += n;
+		in += n + 2; /* the chunk's CRLF */
+	}
+}
+
+/* Split "HTTP/1.1 200 OK\r\n...\r\n\r\nbody" into status, body and paging headers. */
 static int parse_reply(char *raw, size_t len, struct http_reply *r)
 {
-	char *hdr_end = strstr(raw, "\r\n\r\n"), *cl;
+	char *hdr_end = strstr(raw, "\r\n\r\n"), v[64];
 	size_t body_len;
 
 	if (strncmp(raw, "HTTP/1.", 7) || !hdr_end || sscanf(raw + 8, " %3d", &r->status) != 1 ||
 	    r->status < 100 || r->status > 599)
 		return -EPROTO;
-	*hdr_end = '\0';
+	hdr_end[2] = '\0'; /* keep the last header's CRLF for header() */
 	body_len = len - (size_t)(hdr_end + 4 - raw);
-	cl = strcasestr(raw, "\r\nContent-Length:");
-	if (cl) {
-		size_t want = strtoul(cl + 17, NULL, 10);
+	if (header(raw, "Transfer-Encoding:", v, sizeof(v)) && strcasestr(v, "chunked")) {
+		long n = dechunk(hdr_end + 4, body_len);
+		if (n < 0)
+			return -EPROTO;
+		body_len = (size_t)n;
+	} else if (header(raw, "Content-Length:", v, sizeof(v))) {
+		size_t want = strtoul(v, NULL, 10);
 		if (want < body_len)
 			body_len = want;
 	}
+	r->remaining = header(raw, "Cellgate-Remaining:", v, sizeof(v)) ? strtoll(v, NULL, 10) : -1;
+	if (!header(raw, "Cellgate-Next-Cursor:", r->next_cursor, sizeof(r->next_cursor)))
+		r->next_cursor[0] = '\0';
 	r->body = malloc(body_len + 1);
 	if (!r->body)
 		return -ENOMEM;

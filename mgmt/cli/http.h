@@ -10,10 +10,15 @@ struct http_reply {
 	int status;
 	char *body; /* NUL-terminated, malloc'd; may be empty */
 	size_t len;
+	/* The route list's paging headers: Cellgate-Next-Cursor ("" = none), Cellgate-Remaining. */
+	char next_cursor[40];
+	long long remaining; /* -1 = not given */
 };
 
 /*
- * One request (Connection: close). body may be NULL. 0, or a negative
+ * One request (Connection: close). body may be NULL. The reply's body is
+ * framed by Content-Length, chunked transfer coding (RFC 9112 7.1) or the
+ * connection closing. 0, or a negative
  * errno with a message in errbuf (cannot connect, malformed reply).
  */
 int http_request(const char *sock, const char *method, const char *path, const char *body,

@@ -49,14 +49,6 @@ static uint64_t prefix_key(const char *p)
 	return (uint64_t)ntohl(a.s_addr) << 8 | strtoul(p + n + (p[n] ? 1 : 0), NULL, 10);
 }
 
-static int route_cmp(const void *a, const void *b)
-{
-	uint64_t x = prefix_key(cli_val(*(const struct lyd_node **)a, "prefix"));
-	uint64_t y = prefix_key(cli_val(*(const struct lyd_node **)b, "prefix"));
-
-	return x < y ? -1 : x > y;
-}
-
 static int neigh_cmp(const void *a, const void *b)
 {
 	const struct lyd_node *x = *(const struct lyd_node **)a, *y = *(const struct lyd_node **)b;
@@ -72,7 +64,7 @@ static int show_ports(struct cli *c)
 	const struct lyd_node **p;
 	unsigned n;
 
-	if (cli_get(c, STATE "/port", STATE, &t))
+	if (cli_get_list(c, STATE "/port", STATE, &t, true))
 		return 1;
 	if (c->json)
 		return 0;
@@ -127,8 +119,8 @@ static int show_interfaces(struct cli *c)
 	unsigned n;
 	char xp[256];
 
-	if (cli_get(c, "/cellgate:cellgate/port", "/cellgate:cellgate", &cfg) ||
-	    cli_get(c, STATE "/port", STATE, &st) || c->json) {
+	if (cli_get_list(c, "/cellgate:cellgate/port", "/cellgate:cellgate", &cfg, true) ||
+	    cli_get_list(c, STATE "/port", STATE, &st, true) || c->json) {
 		int failed = !c->json || (!cfg && !st) ? 1 : 0;
 		lyd_free_all(cfg);
 		lyd_free_all(st);
@@ -211,7 +203,7 @@ static int show_vc(struct cli *c, int argc, char **argv)
 	if (argc > 1 && !cli_vpi_vci(argv[1], &vpi, &vci))
 		return 1;
 	if (cli_get_list(c, STATE "/vc", STATE, &st, true) ||
-	    cli_get(c, "/cellgate:cellgate/port", "/cellgate:cellgate", &cfg) || c->json) {
+	    cli_get_list(c, "/cellgate:cellgate/port", "/cellgate:cellgate", &cfg, true) || c->json) {
 		lyd_free_all(st);
 		lyd_free_all(cfg);
 		return c->json ? 0 : 1;
@@ -280,31 +272,108 @@ static void nexthops(const struct lyd_node *r, char *buf, size_t len)
 	free(h);
 }
 
-static int show_routes(struct cli *c, int argc, char **argv)
-{
-	struct lyd_node *t;
-	const struct lyd_node **r;
-	char uri[CLI_URI_MAX], key[256], nh[1024];
-	unsigned n;
+#define ROUTE_PAGE 1000 /* routes asked for at a time: each page answers in milliseconds */
 
-	snprintf(uri, sizeof(uri), STATE "/fib/route");
-	if (argc > 0) {
-		cli_pct(argv[0], key, sizeof(key));
-		snprintf(uri, sizeof(uri), STATE "/fib/route=%s", key);
+struct route_args {
+	const char *prefix, *cursor;
+	bool longer;
+	unsigned long long limit; /* 0 = all */
+};
+
+static int route_args(int argc, char **argv, struct route_args *a)
+{
+	*a = (struct route_args){0};
+	for (int i = 0; i < argc; i++) {
+		char *end;
+		if (!strcmp(argv[i], "--limit") && i + 1 < argc) {
+			a->limit = strtoull(argv[++i], &end, 10);
+			if (*end || !a->limit)
+				return -1;
+		} else if (!strcmp(argv[i], "--cursor") && i + 1 < argc) {
+			a->cursor = argv[++i];
+		} else if (!strcmp(argv[i], "longer") && a->prefix && !a->longer) {
+			a->longer = true;
+		} else if (!a->prefix && argv[i][0] != '-' && strchr(argv[i], '/')) {
+			a->prefix = argv[i];
+		} else {
+			return -1;
+		}
 	}
-	if (cli_get_list(c, uri, STATE "/fib", &t, argc == 0))
-		return 1;
-	if (c->json)
-		return 0;
-	n = children(t, STATE "/fib", "route", &r);
-	qsort(r, n, sizeof(*r), route_cmp);
-	printf("%-18s %-9s %-15s %s\n", "Prefix", "Source", "Type", "Next hops");
+	return 0;
+}
+
+/* Print the routes of t (with a header line first); how many. */
+static unsigned route_rows(const struct lyd_node *t, bool header)
+{
+	const struct lyd_node **r;
+	char nh[1024];
+	unsigned n = children(t, STATE "/fib", "route", &r);
+
+	if (header)
+		printf("%-18s %-9s %-15s %s\n", "Prefix", "Source", "Type", "Next hops");
 	for (unsigned i = 0; i < n; i++) {
 		nexthops(r[i], nh, sizeof(nh));
 		printf("%-18s %-9s %-15s %s\n", cli_val(r[i], "prefix"), cli_val(r[i], "source"),
 		       cli_val(r[i], "type"), nh[0] ? nh : "-");
 	}
 	free(r);
+	return n;
+}
+
+/*
+ * The route list in pages of ROUTE_PAGE, each GET resuming at the cursor the
+ * previous one returned, printed as it comes: a full table never sits in
+ * memory here, and the daemon answers each page in milliseconds.
+ */
+static int show_route_pages(struct cli *c, const struct route_args *a)
+{
+	char uri[CLI_URI_MAX], pfx[128], cur[128];
+	struct cli_page pg = {.remaining = -1};
+	unsigned long long shown = 0;
+	bool first = true;
+
+	snprintf(pg.next_cursor, sizeof(pg.next_cursor), "%s", a->cursor ? a->cursor : "");
+	cli_pct(a->prefix ? a->prefix : "", pfx, sizeof(pfx));
+	do {
+		unsigned long long want =
+		    a->limit && a->limit - shown < ROUTE_PAGE ? a->limit - shown : ROUTE_PAGE;
+		struct lyd_node *t;
+
+		cli_pct(pg.next_cursor, cur, sizeof(cur));
+		snprintf(uri, sizeof(uri), STATE "/fib/route?limit=%llu%s%s%s%s%s", want,
+		         a->prefix ? "&prefix=" : "", a->prefix ? pfx : "",
+		         a->longer ? "&longer" : "", cur[0] ? "&cursor=" : "", cur);
+		if (cli_get_page(c, uri, STATE "/fib", &t, true, &pg))
+			return 1;
+		shown += c->json ? want : route_rows(t, first);
+		lyd_free_all(t);
+		first = false;
+	} while (pg.next_cursor[0] && (!a->limit || shown < a->limit));
+	if (!c->json && pg.next_cursor[0])
+		printf("(%lld more; continue with --cursor %s)\n", pg.remaining, pg.next_cursor);
+	return 0;
+}
+
+static int show_routes(struct cli *c, int argc, char **argv)
+{
+	struct lyd_node *t;
+	struct route_args a;
+	char uri[CLI_URI_MAX], key[256];
+
+	if (route_args(argc, argv, &a) != 0) {
+		fprintf(stderr, "usage: cellgatectl show routes [PREFIX [longer]] [--limit N] "
+		                "[--cursor PREFIX]\n");
+		return 2;
+	}
+	if (!a.prefix || a.longer || a.limit || a.cursor)
+		return show_route_pages(c, &a);
+	/* One prefix, exactly. */
+	cli_pct(a.prefix, key, sizeof(key));
+	snprintf(uri, sizeof(uri), STATE "/fib/route=%s", key);
+	if (cli_get_list(c, uri, STATE "/fib", &t, false))
+		return 1;
+	if (!c->json)
+		(void)route_rows(t, true);
 	lyd_free_all(t);
 	return 0;
 }
@@ -321,7 +390,8 @@ static int show_neighbors(struct cli *c)
 	if (c->json)
 		return 0;
 	n = children(t, STATE, "neighbor", &e);
-	qsort(e, n, sizeof(*e), neigh_cmp);
+	if (n)
+		qsort(e, n, sizeof(*e), neigh_cmp); /* e is NULL when there are none */
 	printf("%-12s %-15s %-10s %s\n", "Interface", "Address", "State", "MAC or VC");
 	for (unsigned i = 0; i < n; i++) {
 		if (cli_val(e[i], "vpi")[0])
@@ -365,7 +435,7 @@ static int show_counters(struct cli *c)
 	unsigned n;
 	char xp[256];
 
-	if (cli_get(c, STATE "/port", STATE, &t))
+	if (cli_get_list(c, STATE "/port", STATE, &t, true))
 		return 1;
 	if (c->json)
 		return 0;
@@ -406,7 +476,7 @@ int cli_show(struct cli *c, int argc, char **argv)
 		return show_interfaces(c);
 	if (!strcmp(what, "vc") && argc <= 3)
 		return show_vc(c, argc - 1, argv + 1);
-	if (!strcmp(what, "routes") && argc <= 2)
+	if (!strcmp(what, "routes"))
 		return show_routes(c, argc - 1, argv + 1);
 	if ((!strcmp(what, "neighbors") || !strcmp(what, "neighbours")) && argc == 1)
 		return show_neighbors(c);
@@ -415,6 +485,6 @@ int cli_show(struct cli *c, int argc, char **argv)
 	if (!strcmp(what, "counters") && argc == 1)
 		return show_counters(c);
 	fprintf(stderr, "cellgatectl: show what? ports | interfaces | vc [PORT [VPI/VCI]] | "
-	                "routes [PREFIX] | neighbors | fpm | counters\n");
+	                "routes [PREFIX [longer]] [--limit N] | neighbors | fpm | counters\n");
 	return 2;
 }

@@ -266,6 +266,15 @@ out:
 	return rv;
 }
 
+/* cfg_parse with the server's contexts (no schema load per write). */
+static int rc_cfg_parse(struct restconf *rc, const char *json, struct cfg *out, char *msg,
+                        size_t len)
+{
+	if (rc->parser)
+		return cfg_parser_parse(rc->parser, json, out, msg, len);
+	return cfg_parse(json, rc->yang_dir, out, msg, len);
+}
+
 /* Validate the candidate the way a startup file is validated, into a struct cfg. */
 static int candidate_check(struct restconf *rc, struct lyd_node *cand, struct cfg *next,
                            char **json, size_t *len, struct restconf_err *err)
@@ -278,7 +287,7 @@ static int candidate_check(struct restconf *rc, struct lyd_node *cand, struct cf
 		rc_err_set(err, 500, "operation-failed", NULL, "cannot print the candidate");
 		return -1;
 	}
-	if (cfg_parse(*json ? *json : "{}", rc->yang_dir, next, msg, sizeof(msg)) != 0) {
+	if (rc_cfg_parse(rc, *json ? *json : "{}", next, msg, sizeof(msg)) != 0) {
 		err_from_cfg(msg, err);
 		return -1;
 	}
@@ -305,7 +314,7 @@ static void rollback(struct restconf *rc, const char *old_json)
 	struct cfg old;
 	char msg[512];
 
-	if (cfg_parse(old_json, rc->yang_dir, &old, msg, sizeof(msg)) == 0 &&
+	if (rc_cfg_parse(rc, old_json, &old, msg, sizeof(msg)) == 0 &&
 	    rc->be.apply(rc->be.arg, &old, &err) == 0)
 		return;
 	cfg_free(&old);

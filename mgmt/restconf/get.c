@@ -1,12 +1,16 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * GET on /restconf/data (RFC 8040 sections 3.5 and 4.3): the running
- * configuration tree and, unless content=config, the state tree built for
- * this request from one stats snapshot; the target node (or every instance
- * of a list named without keys) is copied out, pruned to `depth`, and
- * printed as RFC 7951 JSON.
+ * configuration tree (unless the target is state) and, unless
+ * content=config, the state the target covers, built for this request from
+ * one stats snapshot: a GET of the ports builds the ports, never the rest.
+ * The target node (or every instance of a list named without keys) is
+ * copied out, pruned to `depth`, and printed as RFC 7951 JSON or XML. The
+ * route list is never a tree: a GET of it, or of what holds it, streams it
+ * (stream.c).
  */
+#include <event2/buffer.h>
 #include <event2/http.h>
-#include <event2/keyvalq_struct.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,15 +18,102 @@
 
 #define STATE_PATH "/cellgate:cellgate/state"
 
-enum content { CONTENT_ALL, CONTENT_CONFIG, CONTENT_NONCONFIG };
+#define FIB_PATH   STATE_PATH "/fib"
+#define ROUTE_PATH FIB_PATH "/route"
 
-struct get_params {
-	enum content content;
-	unsigned depth;   /* 0 = unbounded */
-	char fields[512]; /* RFC 8040 4.8.3, ';'-separated relative paths; "" = all */
+/* Which part of the state a child of the state container is (restconf.h). */
+static const struct {
+	const char *name;
+	unsigned part;
+} state_children[] = {
+    {"start-time", RC_PART_SCALARS},
+    {"events-lost", RC_PART_SCALARS},
+    {"port", RC_PART_PORT},
+    {"vc", RC_PART_VC},
+    {"fib", RC_PART_FIB},
+    {"neighbor", RC_PART_NEIGHBOR},
+    {"arp", RC_PART_ARP},
+    {"fpm", RC_PART_FPM},
+    {"snmp", RC_PART_SNMP},
+    {"worker", RC_PART_WORKER},
+    {"loop", RC_PART_LOOP},
 };
 
-struct lyd_node *rc_state_tree(struct restconf *rc, struct restconf_err *err)
+/* The parts a target inside the state container needs; all of them for anything above. */
+static unsigned state_parts(const char *xpath)
+{
+	size_t n = strlen(STATE_PATH), len;
+	const char *c;
+
+	if (strncmp(xpath, STATE_PATH, n) || xpath[n] != '/')
+		return RC_PART_ALL;
+	c = xpath + n + 1;
+	len = strcspn(c, "/[");
+	for (unsigned i = 0; i < sizeof(state_children) / sizeof(state_children[0]); i++)
+		if (strlen(state_children[i].name) == len &&
+		    !strncmp(c, state_children[i].name, len))
+			return state_children[i].part;
+	return RC_PART_ALL; /* a child added to the schema and not to the table: everything */
+}
+
+/* Is xpath equal to `path`, or below it? */
+static bool at_or_below(const char *xpath, const char *path)
+{
+	size_t n = strlen(path);
+
+	return !strncmp(xpath, path, n) && (xpath[n] == '\0' || xpath[n] == '/' || xpath[n] == '[');
+}
+
+/* Does the target hold the whole route list (root, cellgate, state, fib)? */
+static bool holds_routes(const char *xpath)
+{
+	return !xpath[0] || !strcmp(xpath, "/cellgate:cellgate") || !strcmp(xpath, STATE_PATH) ||
+	       !strcmp(xpath, FIB_PATH);
+}
+
+/* Level of the route entries below the target (RFC 8040 depth: the target is 1). */
+static unsigned route_level(const char *xpath)
+{
+	return !strcmp(xpath, FIB_PATH) ? 2 : !strcmp(xpath, STATE_PATH) ? 3 : 4;
+}
+
+/* The key of route[prefix='P'] at the start of xpath (one route, or inside one); false if none. */
+static bool route_instance(const char *xpath, uint64_t *key)
+{
+	size_t n = strlen(ROUTE_PATH "[prefix=");
+	char buf[32];
+	uint32_t prefix;
+	uint8_t len;
+
+	if (strncmp(xpath, ROUTE_PATH "[prefix=", n) || (xpath[n] != '\'' && xpath[n] != '"'))
+		return false;
+	const char *v = xpath + n + 1, *end = strchr(v, xpath[n]);
+	if (!end || (size_t)(end - v) >= sizeof(buf))
+		return false;
+	snprintf(buf, sizeof(buf), "%.*s", (int)(end - v), v);
+	if (rc_prefix_parse(buf, &prefix, &len))
+		return false;
+	*key = restconf_route_key(prefix, len);
+	return true;
+}
+
+static struct lyd_node *parse_state(struct restconf *rc, const char *json, struct restconf_err *err)
+{
+	struct lyd_node *tree = NULL;
+
+	ly_err_clean(rc->ctx, NULL);
+	/* Parsed strictly: a state document that does not match the schema is our bug. */
+	if (lyd_parse_data_mem(rc->ctx, json, LYD_JSON, LYD_PARSE_ONLY | LYD_PARSE_STRICT, 0,
+	                       &tree) != LY_SUCCESS) {
+		rc_err_from_ly(rc->ctx, err, "state");
+		err->status = 500;
+		err->tag = "operation-failed";
+		tree = NULL;
+	}
+	return tree;
+}
+
+struct lyd_node *rc_state_tree(struct restconf *rc, unsigned parts, struct restconf_err *err)
 {
 	char *json = NULL;
 	size_t len = 0;
@@ -33,80 +124,52 @@ struct lyd_node *rc_state_tree(struct restconf *rc, struct restconf_err *err)
 		rc_err_set(err, 500, "operation-failed", NULL, "out of memory");
 		return NULL;
 	}
-	if (rc->be.state_json(rc->be.arg, f) != 0) {
+	if (rc->be.state_json(rc->be.arg, parts, f) != 0) {
 		fclose(f);
 		free(json);
 		rc_err_set(err, 500, "operation-failed", NULL, "cannot read the state");
 		return NULL;
 	}
 	fclose(f);
-	ly_err_clean(rc->ctx, NULL);
-	/* Parsed strictly: a state document that does not match the schema is our bug. */
-	if (lyd_parse_data_mem(rc->ctx, json, LYD_JSON, LYD_PARSE_ONLY | LYD_PARSE_STRICT, 0,
-	                       &tree) != LY_SUCCESS) {
-		rc_err_from_ly(rc->ctx, err, "state");
-		err->status = 500;
-		err->tag = "operation-failed";
-		tree = NULL;
-	}
+	tree = parse_state(rc, json, err);
 	free(json);
 	return tree;
 }
 
-/* RFC 8040 4.8: content (4.8.1) and depth (4.8.2); other parameters are refused. */
-static int params_parse(const char *query, struct get_params *p, struct restconf_err *err)
+static void one_route(void *ctx, const struct restconf_route *r)
 {
-	struct evkeyvalq q = {0};
-	struct evkeyval *kv;
-	int rc = 0;
+	rc_route_json(ctx, r, 1, 0);
+}
 
-	*p = (struct get_params){CONTENT_ALL, 0, ""};
-	if (!query || !*query)
-		return 0;
-	if (evhttp_parse_query_str(query, &q) != 0) {
-		rc_err_set(err, 400, "malformed-message", NULL, "cannot parse the query string");
+/* Route `key` (when installed) added to the state tree: a GET of one route, or of part of one. */
+static int add_route(struct restconf *rc, uint64_t key, struct lyd_node **tree,
+                     struct restconf_err *err)
+{
+	struct evbuffer *b = evbuffer_new();
+	struct lyd_node *r = NULL;
+	uint64_t from = key;
+	int rv = -1;
+
+	if (!b) {
+		rc_err_set(err, 500, "operation-failed", NULL, "out of memory");
 		return -1;
 	}
-	for (kv = q.tqh_first; kv && !rc; kv = kv->next.tqe_next) {
-		if (!strcmp(kv->key, "content")) {
-			if (!strcmp(kv->value, "all"))
-				p->content = CONTENT_ALL;
-			else if (!strcmp(kv->value, "config"))
-				p->content = CONTENT_CONFIG;
-			else if (!strcmp(kv->value, "nonconfig"))
-				p->content = CONTENT_NONCONFIG;
-			else
-				rc = -1;
-		} else if (!strcmp(kv->key, "depth")) {
-			char *end;
-			unsigned long d = strtoul(kv->value, &end, 10);
-			if (!strcmp(kv->value, "unbounded"))
-				p->depth = 0;
-			else if (*end || d < 1 || d > 65535)
-				rc = -1;
-			else
-				p->depth = (unsigned)d;
-		} else if (!strcmp(kv->key, "fields")) {
-			/* Paths separated by ';'; the "a(b;c)" grouping form is not supported. */
-			if (strlen(kv->value) >= sizeof(p->fields) ||
-			    strpbrk(kv->value, "()[]='\"") || !kv->value[0])
-				rc = -1;
-			else
-				snprintf(p->fields, sizeof(p->fields), "%s", kv->value);
-		} else {
-			rc_err_set(
-			    err, 400, "invalid-value", NULL,
-			    "query parameter '%.64s' is not supported (content, depth, fields are)",
-			    kv->key);
-			evhttp_clear_headers(&q);
-			return -1;
-		}
-		if (rc)
-			rc_err_set(err, 400, "invalid-value", NULL, "bad value '%.64s' for %s",
-			           kv->value, kv->key);
+	evbuffer_add_printf(b, "{\"cellgate:cellgate\":{\"state\":{\"fib\":{\"route\":[");
+	if (rc->be.routes(rc->be.arg, &from, key, 1, one_route, b) == 0) {
+		evbuffer_free(b);
+		return 0; /* not installed: the target is not found */
 	}
-	evhttp_clear_headers(&q);
-	return rc;
+	evbuffer_add_printf(b, "]}}}}");
+	evbuffer_add(b, "", 1);
+	if ((r = parse_state(rc, (const char *)evbuffer_pullup(b, -1), err)) &&
+	    lyd_merge_siblings(tree, r, LYD_MERGE_DESTRUCT) == LY_SUCCESS)
+		rv = 0;
+	else if (r) {
+		lyd_free_all(r);
+		rc_err_set(err, 500, "operation-failed", NULL, "cannot merge the route");
+	}
+	evbuffer_free(b);
+	return rv;
 }
 
 /* Drop descendants deeper than `depth` (the node itself is level 1), keeping list keys. */
@@ -205,21 +268,51 @@ static bool wants_state(const char *xpath)
 	return !strncmp(STATE_PATH, xpath, strlen(xpath));
 }
 
-static int build_tree(struct restconf *rc, const struct rc_target *t, const struct get_params *p,
-                      struct lyd_node **tree, struct restconf_err *err)
+/* The placeholder route where the route list goes, if there are routes at all. */
+static int add_placeholder(struct restconf *rc, struct lyd_node *state, bool *added,
+                           struct restconf_err *err)
+{
+	*added = false;
+	if (rc->be.routes_skip(rc->be.arg, 0, RC_ROUTE_KEY_MAX, 0) > RC_ROUTE_KEY_MAX)
+		return 0;
+	if (lyd_new_path(state, NULL, ROUTE_PATH "[prefix='" RC_ROUTE_PLACEHOLDER "']", NULL, 0,
+	                 NULL) != LY_SUCCESS) {
+		rc_err_from_ly(rc->ctx, err, "route list");
+		return -1;
+	}
+	*added = true;
+	return 0;
+}
+
+/*
+ * The configuration (when the target can hold some) and the state the
+ * target covers; *placeholder: the route list is to be streamed in.
+ */
+static int build_tree(struct restconf *rc, const struct rc_target *t, const struct rc_get_params *p,
+                      struct lyd_node **tree, bool *placeholder, struct restconf_err *err)
 {
 	struct lyd_node *state = NULL;
+	uint64_t key;
 
 	*tree = NULL;
-	if (p->content != CONTENT_NONCONFIG &&
+	*placeholder = false;
+	if (p->content != RC_CONTENT_NONCONFIG && !at_or_below(t->xpath, STATE_PATH) &&
 	    lyd_dup_siblings(rc->running, NULL, LYD_DUP_RECURSIVE | LYD_DUP_WITH_FLAGS, tree)) {
 		rc_err_set(err, 500, "operation-failed", NULL, "out of memory");
 		return -1;
 	}
-	if (p->content == CONTENT_CONFIG || !wants_state(t->xpath))
+	if (p->content == RC_CONTENT_CONFIG || !wants_state(t->xpath))
 		return 0;
-	if (!(state = rc_state_tree(rc, err)))
+	if (!(state = rc_state_tree(rc, state_parts(t->xpath), err)))
 		return -1;
+	if (route_instance(t->xpath, &key) && add_route(rc, key, &state, err) != 0) {
+		lyd_free_all(state);
+		return -1;
+	}
+	if (holds_routes(t->xpath) && add_placeholder(rc, state, placeholder, err) != 0) {
+		lyd_free_all(state);
+		return -1;
+	}
 	if (!*tree) {
 		*tree = state;
 		return 0;
@@ -234,7 +327,7 @@ static int build_tree(struct restconf *rc, const struct rc_target *t, const stru
 
 /* Copy the selected nodes out as top-level siblings, which is how RFC 8040 3.5 returns them. */
 static struct lyd_node *select_nodes(struct lyd_node *tree, const struct rc_target *t,
-                                     const struct get_params *p, struct restconf_err *err)
+                                     const struct rc_get_params *p, struct restconf_err *err)
 {
 	struct ly_set *set = NULL;
 	struct lyd_node *out = NULL, *dup;
@@ -267,48 +360,83 @@ static struct lyd_node *select_nodes(struct lyd_node *tree, const struct rc_targ
 	return out;
 }
 
+/* RFC 8040 3.3.1 and 3.5: the root is ietf-restconf:data; several XML instances need a root. */
+static char *wrap(char *out, const struct rc_target *t, const struct lyd_node *sel, bool xml)
+{
+	size_t n = out ? strlen(out) : 0;
+	char *wrapped;
+
+	if (t->xpath[0] && !(xml && sel && sel->next))
+		return out;
+	wrapped = malloc(n + 128);
+	if (wrapped && (xml || t->xpath[0]))
+		snprintf(wrapped, n + 128, "<data xmlns=\"" RC_NS "\">\n%s</data>\n", n ? out : "");
+	else if (wrapped)
+		snprintf(wrapped, n + 128, "{\"ietf-restconf:data\":%s}\n", n ? out : "{}");
+	free(out);
+	return wrapped;
+}
+
+/* The route list itself (not one route): streamed, paged, filtered. */
+static bool route_list_get(struct restconf *rc, struct evhttp_request *req,
+                           const struct rc_target *t, const struct rc_get_params *p, bool xml,
+                           struct restconf_err *err)
+{
+	if (strcmp(t->xpath, ROUTE_PATH)) {
+		if (p->page.any)
+			rc_err_set(
+			    err, 400, "invalid-value", NULL,
+			    "limit, offset, cursor, prefix and longer apply to the route list "
+			    "(%s) only",
+			    ROUTE_PATH);
+		return p->page.any;
+	}
+	if (p->fields[0])
+		rc_err_set(err, 400, "invalid-value", NULL,
+		           "fields is not supported on the route list");
+	else if (p->content == RC_CONTENT_CONFIG)
+		rc_err_set(err, 404, "invalid-value", t->xpath, "no such data");
+	else
+		rc_routes_get(rc, req, &p->page, p->depth, xml);
+	return true;
+}
+
 void rc_get(struct restconf *rc, struct evhttp_request *req, const char *uri_path,
             const char *query)
 {
 	struct restconf_err err = {0};
 	struct rc_target t;
-	struct get_params p;
+	struct rc_get_params p;
 	struct lyd_node *tree = NULL, *sel = NULL;
 	char *out = NULL;
-	bool xml = rc_reply_xml(req);
+	bool xml = rc_reply_xml(req), placeholder;
+	int e;
 
-	if (params_parse(query, &p, &err) || rc_target_parse(rc->ctx, uri_path, &t, &err) ||
-	    build_tree(rc, &t, &p, &tree, &err))
+	if (rc_get_params_parse(query, &p, &err) || rc_target_parse(rc->ctx, uri_path, &t, &err))
+		goto fail;
+	if (route_list_get(rc, req, &t, &p, xml, &err)) {
+		if (err.status)
+			goto fail;
+		return;
+	}
+	if (build_tree(rc, &t, &p, &tree, &placeholder, &err))
 		goto fail;
 	sel = select_nodes(tree, &t, &p, &err);
 	if (!sel && t.xpath[0])
 		goto fail;
-	lyd_print_mem(&out, sel, xml ? LYD_XML : LYD_JSON, LYD_PRINT_WITHSIBLINGS);
-	if (!t.xpath[0]) {
-		/* RFC 8040 3.3.1: the datastore root is the ietf-restconf:data container. */
-		size_t n = out ? strlen(out) : 0;
-		char *wrapped = malloc(n + 128);
-		if (wrapped && xml)
-			snprintf(wrapped, n + 128, "<data xmlns=\"" RC_NS "\">\n%s</data>\n",
-			         n ? out : "");
-		else if (wrapped)
-			snprintf(wrapped, n + 128, "{\"ietf-restconf:data\":%s}\n", n ? out : "{}");
-		free(out);
-		out = wrapped;
-	} else if (xml && sel && sel->next) {
-		/* Several instances (a list without keys) need one XML root element. */
-		size_t n = out ? strlen(out) : 0;
-		char *wrapped = malloc(n + 128);
-		if (wrapped)
-			snprintf(wrapped, n + 128, "<data xmlns=\"" RC_NS "\">\n%s</data>\n", out);
-		free(out);
-		out = wrapped;
-	}
-	if (!out) {
+	lyd_print_mem(&out, sel, xml ? LYD_XML : LYD_JSON,
+	              LYD_PRINT_WITHSIBLINGS | (placeholder ? LYD_PRINT_SHRINK : 0));
+	if (!(out = wrap(out, &t, sel, xml))) {
 		rc_err_set(&err, 500, "operation-failed", NULL, "cannot print the data");
 		goto fail;
 	}
-	rc_reply(req, 200, xml ? RC_YANG_XML : RC_YANG_JSON, out, strlen(out));
+	e = placeholder ? rc_stream_spliced(rc, req, out, route_level(t.xpath), p.depth, xml) : 1;
+	if (e < 0) {
+		rc_err_set(&err, 500, "operation-failed", NULL, "out of memory");
+		goto fail;
+	}
+	if (e > 0)
+		rc_reply(req, 200, xml ? RC_YANG_XML : RC_YANG_JSON, out, strlen(out));
 	goto done;
 fail:
 	rc_reply_error(req, &err);

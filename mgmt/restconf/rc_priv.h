@@ -24,9 +24,12 @@ struct rc_listener {
 	struct ssl_ctx_st *ssl; /* SSL_CTX, NULL = plain HTTP */
 };
 
+struct rc_stream;
+
 struct restconf {
 	struct event_base *base;
 	struct evhttp *http;
+	struct cfg_parser *parser; /* owns ctx; NULL where a harness set ctx itself */
 	struct ly_ctx *ctx;
 	struct restconf_backend be;
 	char yang_dir[4096];
@@ -40,6 +43,8 @@ struct restconf {
 	struct rc_listener tcp[CFG_RC_LISTENERS];
 	unsigned nusers;
 	struct cfg_rc_user users[CFG_RC_USERS];
+	struct rc_stream *streams; /* route lists being streamed (stream.c) */
+	struct ly_set *counters;   /* the schema's counter64 leaves (metrics.c), built once */
 };
 
 /* server.c: an evhttp with the limits and the request router, for listener l. */
@@ -104,8 +109,60 @@ int rc_edit_validate(struct restconf *rc, enum evhttp_cmd_type m, const struct r
                      struct restconf_err *err);
 void rc_operation(struct restconf *rc, struct evhttp_request *req, const char *name);
 void rc_metrics(struct restconf *rc, struct evhttp_request *req);
-/* The state tree (validated as data, config false), or NULL with err filled. */
-struct lyd_node *rc_state_tree(struct restconf *rc, struct restconf_err *err);
+/*
+ * The state tree of the given parts (enum restconf_state_part), parsed as
+ * data (config false), or NULL with err filled. Never the route list.
+ */
+struct lyd_node *rc_state_tree(struct restconf *rc, unsigned parts, struct restconf_err *err);
+
+/*
+ * Paging of the route list (draft-ietf-netconf-list-pagination's limit,
+ * offset, cursor; cellgate's prefix and longer). Parsed by get.c.
+ */
+struct rc_page {
+	bool any;        /* one of them was given */
+	uint64_t limit;  /* 0 = unbounded */
+	uint64_t offset; /* routes skipped from the start (or from the cursor) */
+	bool has_cursor;
+	uint64_t cursor; /* key of the first route to list */
+	bool has_prefix, longer;
+	uint32_t prefix;
+	uint8_t plen;
+};
+
+/* A GET's query: RFC 8040 4.8 and the route list's paging (query.c). */
+enum rc_content { RC_CONTENT_ALL, RC_CONTENT_CONFIG, RC_CONTENT_NONCONFIG };
+struct rc_get_params {
+	enum rc_content content;
+	unsigned depth;   /* 0 = unbounded */
+	char fields[512]; /* RFC 8040 4.8.3, ';'-separated relative paths; "" = all */
+	struct rc_page page;
+};
+int rc_get_params_parse(const char *query, struct rc_get_params *p, struct restconf_err *err);
+
+/* The placeholder route a state tree gets where the route list will be streamed. */
+#define RC_ROUTE_PLACEHOLDER "255.255.255.255/32"
+
+/* stream.c */
+/* GET of the route list (paged, filtered) or one route: streamed, or an error reply. */
+void rc_routes_get(struct restconf *rc, struct evhttp_request *req, const struct rc_page *pg,
+                   unsigned depth, bool xml);
+/*
+ * Reply with `text` (printed with LYD_PRINT_SHRINK), the placeholder route in
+ * it replaced by the whole route list, streamed; entries at `level` below the
+ * target, pruned to `depth`. 1: no placeholder in text (nothing sent); 0: sent
+ * or streaming; -1: out of memory (nothing sent).
+ */
+int rc_stream_spliced(struct restconf *rc, struct evhttp_request *req, const char *text,
+                      unsigned level, unsigned depth, bool xml);
+/* One route as an RFC 7951 JSON list entry, its children pruned as rc_stream_spliced says. */
+struct evbuffer;
+void rc_route_json(struct evbuffer *b, const struct restconf_route *r, unsigned level,
+                   unsigned depth);
+/* Drop the streams' state (restconf_stop: evhttp frees their requests). */
+void rc_streams_stop(struct restconf *rc);
+/* "a.b.c.d/len" -> host-order prefix with host bits cleared; -1 if malformed. */
+int rc_prefix_parse(const char *s, uint32_t *prefix, uint8_t *len);
 
 /* persist.c: write data to `path` atomically (temp file, fsync, rename, fsync dir). */
 int rc_persist_prepare(const char *path, const char *data, size_t len, char *tmp, size_t tmplen);

@@ -17,6 +17,7 @@
 #define CELLGATE_RESTCONF_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "config/config.h"
@@ -39,12 +40,68 @@ struct restconf_err {
 typedef void (*restconf_rpc_done_fn)(void *cookie, const struct restconf_err *err,
                                      const char *output_json);
 
+/*
+ * The parts of /cellgate/state a backend builds separately: a request costs
+ * what the parts it asks for cost. The route list (fib/route) is not one of
+ * them: it is read in slices through the routes callbacks.
+ */
+enum restconf_state_part {
+	RC_PART_SCALARS = 1u << 0, /* start-time, events-lost */
+	RC_PART_PORT = 1u << 1,
+	RC_PART_VC = 1u << 2,
+	RC_PART_FIB = 1u << 3, /* counts, sources and memory; not the route list */
+	RC_PART_NEIGHBOR = 1u << 4,
+	RC_PART_ARP = 1u << 5,
+	RC_PART_FPM = 1u << 6,
+	RC_PART_SNMP = 1u << 7,
+	RC_PART_WORKER = 1u << 8,
+	RC_PART_LOOP = 1u << 9,
+	RC_PART_ALL = (1u << 10) - 1,
+};
+
+/* A route list key: the prefix order of /cellgate/state/fib/route (address, then length). */
+static inline uint64_t restconf_route_key(uint32_t prefix, unsigned len)
+{
+	return (uint64_t)prefix << 8 | len;
+}
+#define RC_ROUTE_KEY_MAX restconf_route_key(0xffffffffu, 32)
+#define RC_ROUTE_NH_MAX  16
+
+/* One entry of /cellgate/state/fib/route. Strings are YANG enum names and port names. */
+struct restconf_route {
+	uint32_t prefix; /* host byte order */
+	uint8_t len;
+	const char *source, *type;
+	unsigned nnexthops; /* for types gateway and connected */
+	struct {
+		uint32_t address; /* 0: none (connected) */
+		const char *interface;
+		unsigned weight;
+	} nexthop[RC_ROUTE_NH_MAX];
+};
+typedef void (*restconf_route_fn)(void *ctx, const struct restconf_route *r);
+
 struct restconf_backend {
 	void *arg;
 	/* The running configuration. */
 	const struct cfg *(*running)(void *arg);
-	/* {"cellgate:cellgate":{"state":{...}}} as RFC 7951 JSON. 0 or negative errno. */
-	int (*state_json)(void *arg, FILE *out);
+	/*
+	 * {"cellgate:cellgate":{"state":{...}}} as RFC 7951 JSON, holding only the
+	 * parts asked for (enum restconf_state_part). 0 or negative errno.
+	 */
+	int (*state_json)(void *arg, unsigned parts, FILE *out);
+	/*
+	 * The route list in key order: up to `max` routes with keys in
+	 * [*from, to] to fn, *from moved past the last one; fewer than max when
+	 * the range is done. A cursor: routes changed between two calls are seen
+	 * or not, none twice (daemon/rib.h rib_walk_range). to <= RC_ROUTE_KEY_MAX.
+	 */
+	unsigned (*routes)(void *arg, uint64_t *from, uint64_t to, unsigned max,
+	                   restconf_route_fn fn, void *ctx);
+	/* Routes with keys in [from, to], without visiting them. */
+	uint64_t (*routes_count)(void *arg, uint64_t from, uint64_t to);
+	/* The key `n` routes after the first one >= from, or to + 1 when past `to`. */
+	uint64_t (*routes_skip)(void *arg, uint64_t from, uint64_t to, uint64_t n);
 	/*
 	 * Make `next` (validated) the running configuration without a restart.
 	 * 0: done, and *next was taken over (left zeroed). Otherwise nothing

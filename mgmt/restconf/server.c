@@ -257,9 +257,11 @@ struct restconf *restconf_start(struct event_base *base, const struct restconf_b
 	snprintf(rc->yang_dir, sizeof(rc->yang_dir), "%s", o->yang_dir);
 	snprintf(rc->startup_path, sizeof(rc->startup_path), "%s", o->startup_path);
 	snprintf(rc->unix_path, sizeof(rc->unix_path), "%s", o->unix_path);
-	rc->ctx = cfg_yang_ctx_new(o->yang_dir, errbuf, errlen);
-	if (!rc->ctx)
+	/* One libyang context for everything, the checks of every write included. */
+	rc->parser = cfg_parser_new(o->yang_dir, errbuf, errlen);
+	if (!rc->parser)
 		goto fail;
+	rc->ctx = cfg_parser_ctx(rc->parser);
 	/* Errors are collected and sent to the client, not logged (control thread only). */
 	ly_log_options(LY_LOSTORE);
 	if (rc_running_reload(rc, &err) != 0) {
@@ -297,6 +299,8 @@ void restconf_stop(struct restconf *rc)
 {
 	if (!rc)
 		return;
+	rc_streams_stop(rc);
+	ly_set_free(rc->counters, NULL);
 	rc_tcp_stop(rc);
 	if (rc->http)
 		evhttp_free(rc->http); /* closes the listening socket it was given */
@@ -305,8 +309,7 @@ void restconf_stop(struct restconf *rc)
 	if (rc->unix_fd >= 0)
 		unlink(rc->unix_path);
 	lyd_free_all(rc->running);
-	if (rc->ctx)
-		ly_ctx_destroy(rc->ctx);
+	cfg_parser_free(rc->parser);
 	free(rc);
 }
 

@@ -105,6 +105,9 @@ void snmp_model_refresh(struct snmp_model *m, uint32_t now_ticks, uint64_t now_m
 	m->fpm.state = SNMP_FPM_DISABLED;
 	if (src->fpm)
 		src->fpm(src->arg, &m->fpm);
+	memset(&m->loop, 0, sizeof(m->loop));
+	if (src->loop)
+		src->loop(src->arg, &m->loop);
 	snmp_model_peers(m);
 }
 

@@ -30,13 +30,21 @@ struct snmp_port_info {
 struct snmp_vc_info {
 	uint16_t atm_port, subif; /* port ids (index into snmp_source.port) */
 	uint16_t vpi, vci;
-	bool llc;           /* RFC 2684 LLC/SNAP (else VC-mux routed IPv4) */
+	bool llc;           /* RFC 2684 LLC (routed or bridged), else VC-mux */
+	bool bridged;       /* RFC 2684 bridged 802.3 (5.2, 6.2), else routed */
 	uint32_t sdu_size;  /* AAL5 CPCS SDU size: the IP MTU, + 8 with LLC/SNAP */
 	uint32_t peer_addr; /* configured peer-address, host order, 0 = none */
 };
 
+/* The FIB's running counts (never a walk of the routes). */
 struct snmp_fib_view {
 	uint64_t routes, nexthops, nhgroups, errors;
+	uint64_t memory_bytes, routes_frr, routes_static;
+};
+
+/* The control loop's lag gauge (daemon/loopmon.h), microseconds. */
+struct snmp_loop_view {
+	uint32_t lag_recent_us, lag_max_us, busy_recent_us;
 };
 
 /* CELLGATE-MIB cgFpmState */
@@ -59,6 +67,8 @@ struct snmp_source {
 	void (*fib)(void *arg, struct snmp_fib_view *out);
 	/* NULL: FPM not configured, cgFpmState disabled(1). */
 	void (*fpm)(void *arg, struct snmp_fpm_view *out);
+	/* NULL: zeros. */
+	void (*loop)(void *arg, struct snmp_loop_view *out);
 	uint64_t start_ms; /* CLOCK_REALTIME ms when the counters started from zero */
 	unsigned nports;
 	struct snmp_port_info port[PORT_MAX];
@@ -80,6 +90,7 @@ struct snmp_model {
 	struct stats_snapshot *snap;
 	struct snmp_fib_view fib;
 	struct snmp_fpm_view fpm;
+	struct snmp_loop_view loop;
 	unsigned npeer_rows;
 	uint16_t peer_rows[VC_MAX]; /* VCs (in vc_rows order) with a far end */
 	uint32_t peer_ip[VC_MAX];

@@ -12,7 +12,8 @@
 #define ATM_MIB 1, 3, 6, 1, 2, 1, 37, 1 /* atmMIBObjects (RFC 2515) */
 
 /* ATM-MIB AtmVccAal5EncapsType (RFC 2515) */
-enum { ENCAPS_VCMUX_ROUTED = 1, ENCAPS_LLC = 7 };
+/* ATM-MIB AtmVcEncapsType (RFC 2515). */
+enum { ENCAPS_VCMUX_ROUTED = 1, ENCAPS_VCMUX_BRIDGED_8023 = 2, ENCAPS_LLC = 7 };
 enum { AAL_TYPE_AAL5 = 3 }; /* atmVccAalType */
 enum { ADMIN_UP = 1 };      /* atmVclAdminStatus */
 
@@ -73,7 +74,9 @@ static bool vcl_value(const void *ctx, unsigned row, unsigned col, struct mib_va
 		set(v, MIB_INTEGER, vi->sdu_size);
 		return true;
 	case 11:
-		set(v, MIB_INTEGER, vi->llc ? ENCAPS_LLC : ENCAPS_VCMUX_ROUTED);
+		set(v, MIB_INTEGER,
+		    vi->llc ? ENCAPS_LLC
+		            : (vi->bridged ? ENCAPS_VCMUX_BRIDGED_8023 : ENCAPS_VCMUX_ROUTED));
 		return true;
 	default:
 		return false;

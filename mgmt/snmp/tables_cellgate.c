@@ -48,17 +48,30 @@ static void scalar_index(const void *ctx, unsigned row, mib_subid *idx)
 	idx[0] = 0;
 }
 
-/* cgSystem: 1 cgCounterDiscontinuityTime, 2..5 the FIB. */
+/*
+ * cgSystem: 1 cgCounterDiscontinuityTime, 2..6 the FIB, 7..9 the control
+ * loop's lag, 10..11 routes per source. All from running counts.
+ */
 static bool system_value(const void *ctx, unsigned row, unsigned col, struct mib_val *v)
 {
 	const struct snmp_model *m = ctx;
-	const uint64_t fib[] = {
-	    0, 0, m->fib.routes, m->fib.nexthops, m->fib.nhgroups, m->fib.errors};
+	const uint64_t g[] = {0,
+	                      0,
+	                      m->fib.routes,
+	                      m->fib.nexthops,
+	                      m->fib.nhgroups,
+	                      m->fib.errors,
+	                      m->fib.memory_bytes / 1024,
+	                      m->loop.lag_recent_us,
+	                      m->loop.lag_max_us,
+	                      m->loop.busy_recent_us,
+	                      m->fib.routes_frr,
+	                      m->fib.routes_static};
 
 	if (col == 1)
 		set(v, MIB_TIMETICKS, discontinuity(m));
-	else if (col >= 2 && col <= 5)
-		set(v, MIB_GAUGE32, gauge(fib[col]));
+	else if (col >= 2 && col <= 11)
+		set(v, MIB_GAUGE32, gauge(g[col]));
 	else
 		return false;
 	return true;
@@ -290,9 +303,18 @@ static const mib_subid vc_oid[] = {CG_OBJECTS, 6};
 static const mib_subid vc_drop_oid[] = {CG_OBJECTS, 7};
 static const mib_subid peer_oid[] = {CG_OBJECTS, 8};
 
-static const uint8_t system_cols[] = {1, 2, 3, 4, 5};
-static const char *const system_names[] = {"cgCounterDiscontinuityTime", "cgFibRoutes",
-                                           "cgFibNexthops", "cgFibNexthopGroups", "cgFibErrors"};
+static const uint8_t system_cols[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
+static const char *const system_names[] = {"cgCounterDiscontinuityTime",
+                                           "cgFibRoutes",
+                                           "cgFibNexthops",
+                                           "cgFibNexthopGroups",
+                                           "cgFibErrors",
+                                           "cgFibMemory",
+                                           "cgLoopLagRecent",
+                                           "cgLoopLagMax",
+                                           "cgLoopBusyRecent",
+                                           "cgFibRoutesFrr",
+                                           "cgFibRoutesStatic"};
 static const uint8_t fpm_cols[] = {1, 2, 3, 4, 5, 6, 7, 8};
 static const char *const fpm_names[] = {
     "cgFpmState",      "cgFpmLastChange",      "cgFpmConnects",        "cgFpmDisconnects",

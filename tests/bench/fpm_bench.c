@@ -7,12 +7,19 @@
  * zebra reconnect causes, where every route is re-announced unchanged.
  *
  *   fpm_bench -f PREFIXES -p CELLGATED_PID -s STATS_JSON -o OIF,OIF [-g] [-n MAX]
- *             [-a ADDRESS] [-P PORT]
+ *             [-a ADDRESS] [-P PORT] [-m load|replay] [-i POLL_MS] [-k SECONDS]
  *
  *   -g   next-hop-group mode: 2 gateway objects and an ECMP group, routes name
  *        one of the three by RTA_NH_ID (zebra's default); without -g every
  *        route carries RTA_GATEWAY + RTA_OIF, one in 16 an RTA_MULTIPATH of both
  *   -o   ifindexes of the two ports the gateways 10.0.2.2 and 10.0.3.2 are on
+ *   -m   only the load (a first session: wait until every route is installed)
+ *        or only the replay (a new session re-announcing a table cellgated
+ *        has already: wait until every route is reconfirmed); default both
+ *   -i   how often to ask for stats.json while waiting (default 5 ms; each is
+ *        a SIGUSR1 and an fsync'd file in cellgated's control loop)
+ *   -k   keep the last session open this long before closing it (a session
+ *        that ends before it settles sweeps nothing)
  *
  * Run it inside cellgated's network namespace (fpm-bench.sh does all this).
  */
@@ -41,6 +48,8 @@ struct opts {
 	unsigned port, max;
 	uint32_t oif[2];
 	int groups;
+	const char *mode; /* NULL = load then replay */
+	unsigned poll_ms, keep_s;
 };
 
 static void die(const char *what)
@@ -104,7 +113,7 @@ static long stats_get(const struct opts *o, const char *key)
 	unlink(o->stats);
 	if (kill(o->pid, SIGUSR1) != 0)
 		die("cellgated pid");
-	for (int i = 0; i < 2000; i++) {
+	for (int i = 0; i < 20000; i++) { /* up to 10 s: a busy machine */
 		if ((f = fopen(o->stats, "r")) != NULL)
 			break;
 		usleep(500);
@@ -154,7 +163,7 @@ static double run(const struct opts *o, const struct fpm_buf *b, const char *key
 	send_all(*fd, b->p, b->len);
 	*sent_s = mono_s() - t0;
 	while (stats_get(o, key) < target)
-		usleep(5000);
+		usleep(o->poll_ms * 1000);
 	return mono_s() - t0;
 }
 
@@ -175,13 +184,13 @@ static void rss(pid_t pid, long *rss_kb, long *hwm_kb)
 
 int main(int argc, char **argv)
 {
-	struct opts o = {.addr = "127.0.0.1", .port = 2620};
+	struct opts o = {.addr = "127.0.0.1", .port = 2620, .poll_ms = 5};
 	struct fpm_buf b = {0};
 	int ch, fd, fd2;
 	double sent, sent2;
 	long r0, h0, r1, h1;
 
-	while ((ch = getopt(argc, argv, "f:p:s:o:gn:a:P:")) != -1) {
+	while ((ch = getopt(argc, argv, "f:p:s:o:gn:a:P:m:i:k:")) != -1) {
 		switch (ch) {
 		case 'f':
 			o.prefixes = optarg;
@@ -207,6 +216,15 @@ int main(int argc, char **argv)
 		case 'P':
 			o.port = (unsigned)strtoul(optarg, NULL, 10);
 			break;
+		case 'm':
+			o.mode = optarg;
+			break;
+		case 'i':
+			o.poll_ms = (unsigned)strtoul(optarg, NULL, 10);
+			break;
+		case 'k':
+			o.keep_s = (unsigned)strtoul(optarg, NULL, 10);
+			break;
 		default:
 			fprintf(stderr, "usage: see the comment at the top of fpm_bench.c\n");
 			return 2;
@@ -223,6 +241,8 @@ int main(int argc, char **argv)
 	printf("mode %s: %zu routes, %.1f MB of FPM frames (%.1f bytes a route)\n",
 	       o.groups ? "next-hop groups" : "plain", n, b.len / 1e6, (double)b.len / n);
 	printf("cellgated RSS before: %ld MiB\n", r0 / 1024);
+	if (o.mode && !strcmp(o.mode, "replay"))
+		goto replay;
 
 	double t = run(&o, &b, "ipv4-installed", base + (long)n, &sent, &fd);
 	rss(o.pid, &r1, &h1);
@@ -230,12 +250,20 @@ int main(int argc, char **argv)
 	       n / t / 1e6);
 	printf("cellgated RSS after load: %ld MiB (peak %ld MiB), +%ld MiB for the routes\n",
 	       r1 / 1024, h1 / 1024, (r1 - r0) / 1024);
+	if (o.mode && !strcmp(o.mode, "load")) {
+		close(fd);
+		free(b.p);
+		return 0;
+	}
+replay:;
 
 	/* Reconnect (as zebra does after a restart) and replay the same table. */
-	t = run(&o, &b, "reconfirmed", reconf + (long)n, &sent2, &fd2);
-	close(fd);
-	printf("replay: sent in %.3f s, all re-announced after %.3f s: %.2f M routes/s\n", sent2, t,
-	       n / t / 1e6);
+	double t2 = run(&o, &b, "reconfirmed", reconf + (long)n, &sent2, &fd2);
+	if (!o.mode)
+		close(fd);
+	printf("replay: sent in %.3f s, all re-announced after %.3f s: %.2f M routes/s\n", sent2,
+	       t2, n / t2 / 1e6);
+	sleep(o.keep_s);
 	close(fd2);
 	free(b.p);
 	return 0;

@@ -1,9 +1,14 @@
 /*
  * libFuzzer target: arbitrary frames through the real worker on in-memory
- * ports. The input is a sequence of records [len_hi len_lo flags bytes...]:
- * flags give the L2 class (bits 0-1), csum_partial (bit 0) and whether to
- * fix the IPv4 header checksum (bit 2), which random bytes almost never get
- * right, so the fuzzer also reaches the FIB, forwarding and fragmentation.
+ * ports. The input is a sequence of records [len_hi len_lo flags (offload)
+ * bytes...]: flags give the L2 class (bits 0-1), csum_partial (bit 0),
+ * whether to fix the IPv4 header checksum (bit 2), which random bytes almost
+ * never get right, so the fuzzer also reaches the FIB, forwarding and
+ * fragmentation, and whether 7 bytes of offload metadata follow (bit 3): the
+ * virtio_net_hdr fields a driver hands over (gso_type as a raw byte, gso_size,
+ * csum_start, csum_offset), in any combination, sane or not. Bit 4 of the
+ * first record's flags makes the egress port take offloads (tx_offload), so
+ * both the pass-through and the software segmentation paths are reached.
  * Every frame is classified, looked up, forwarded, held, fragmented or
  * dropped. Besides the sanitizers' checks, the accounting rule must hold
  * exactly after every input: rx = forwarded + to-kernel + drops + held.
@@ -80,17 +85,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	q = dp.ports[0].queues[0];
 	q->rx_n = q->rx_pos = 0;
+	dp.ports[1].tx_offload = size >= 3 && (data[2] & 16);
 	while (size >= 3 && q->rx_n < FAKE_FRAMES) {
 		uint32_t len = (uint32_t)(data[0] << 8 | data[1]) % FAKE_FRAME_SZ;
 		uint8_t flags = data[2];
 		uint8_t cls = flags % 4;
+		struct fake_offload off = {0};
 		data += 3;
 		size -= 3;
+		if ((flags & 8) && size >= 7) {
+			off = (struct fake_offload){.gso_type = data[0],
+			                            .gso_size = rd16(data + 1),
+			                            .csum_start = rd16(data + 3),
+			                            .csum_offset = rd16(data + 5)};
+			data += 7;
+			size -= 7;
+		}
 		if (len > size)
 			len = (uint32_t)size;
 		port_fake_rx_add(&dp.ports[0], data, len, cls);
 		unsigned slot = (q->rx_n - 1) % FAKE_FRAMES;
 		q->rx_partial[slot] = cls & 1;
+		q->rx_off[slot] = off;
 		if (flags & 4)
 			fix_ip_checksum(q->rx_frame[slot], len);
 		data += len;

@@ -1,10 +1,14 @@
 #!/bin/bash
 # Build the libFuzzer targets with clang (ASan + UBSan + libFuzzer) and run
-# each for a bounded time. Exit non-zero if any target crashes or aborts.
-#   tests/fuzz/run.sh [SECONDS_PER_TARGET]     (default 30)
+# each for a number of executions (not seconds, so a slow machine tests as
+# much as a fast one): MIN_RUNS below times SCALE. A target that crashes,
+# aborts, or cannot reach its executions within FUZZ_MAX_SECONDS (default
+# 600) fails, and the script exits non-zero.
+#   tests/fuzz/run.sh [SCALE]      (default 1; 50 for a long run)
 # Corpora live in tests/fuzz/corpus/TARGET (seeds); new inputs go to a temp dir.
 set -u
-SECS=${1:-30}
+SCALE=${1:-1}
+MAXSECS=${FUZZ_MAX_SECONDS:-600}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${FUZZ_OUT:-$ROOT/build-fuzz}
 CC=${FUZZ_CC:-clang}
@@ -39,6 +43,16 @@ declare -A SOURCES=(
 	[fuzz_restconf]="$ROOT/tests/fuzz/fuzz_restconf.c $ROOT/mgmt/restconf/edit.c \
 		$ROOT/mgmt/restconf/path.c $ROOT/mgmt/restconf/error.c $ROOT/mgmt/restconf/persist.c \
 		$CONFIG $DATAPATH"
+	[fuzz_ip6]="$ROOT/tests/fuzz/fuzz_ip6.c $DATAPATH"
+)
+# Executions per target at SCALE 1: what CI runs (about 20 s each here).
+declare -A MIN_RUNS=(
+	[fuzz_cellpw]=400000
+	[fuzz_worker]=400000
+	[fuzz_fpm]=20000
+	[fuzz_config]=20000
+	[fuzz_restconf]=20000
+	[fuzz_ip6]=10000
 )
 # Seeds kept elsewhere in the tree, copied into the run's corpus: every
 # startup file the unit tests and the examples hold, good and bad.
@@ -60,9 +74,19 @@ for t in ${FUZZ_TARGETS:-"${!SOURCES[@]}"}; do
 	[ -n "${MORE_SEEDS[$t]:-}" ] && cp ${MORE_SEEDS[$t]} "$corpus"/
 	seeds=$ROOT/tests/fuzz/corpus/$t
 	log=$OUT/$t.log
-	if "$OUT/$t" -max_total_time="$SECS" -max_len=8192 -print_final_stats=1 -artifact_prefix="$OUT/$t-" \
+	want=$((${MIN_RUNS[$t]:-100000} * SCALE))
+	t0=$(date +%s)
+	if "$OUT/$t" -runs="$want" -max_total_time="$MAXSECS" -max_len=8192 -print_final_stats=1 \
+		-artifact_prefix="$OUT/$t-" \
 		"$corpus" ${seeds:+$( [ -d "$seeds" ] && echo "$seeds")} >"$log" 2>&1; then
-		echo "fuzz: $t: $(grep -Eo 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -Eo '[0-9]+$') executions in ${SECS} s, no crash"
+		got=$(grep -Eo 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -Eo '[0-9]+$')
+		secs=$(($(date +%s) - t0))
+		if [ "${got:-0}" -lt "$want" ]; then
+			echo "fuzz: $t: FAILED: only ${got:-0} of $want executions in $secs s (FUZZ_MAX_SECONDS=$MAXSECS)" >&2
+			rc=1
+		else
+			echo "fuzz: $t: $got executions in $secs s, no crash"
+		fi
 	else
 		echo "fuzz: $t: FAILED (log $log)" >&2
 		tail -n 30 "$log" >&2

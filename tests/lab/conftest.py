@@ -48,11 +48,11 @@ def topo(request, topo_options):
     return t
 
 
-def start_router(request, topo, binary, config=None, args=(), ns="r"):
-    """Start cellgated (in namespace `ns` of topo) and register a finalizer
-    that stops and checks it."""
+def start_router(request, topo, binary, config=None, args=(), ns="r", env=None):
+    """Start cellgated (in namespace `ns` of topo, with environment `env`
+    or ours) and register a finalizer that stops and checks it."""
     d = lab.Daemon(topo, config or lab.default_config(), binary=binary,
-                   args=args, ns=ns)
+                   args=args, ns=ns, env=env)
     _daemons.append(d)
 
     def fin():

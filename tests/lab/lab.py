@@ -220,8 +220,9 @@ class DaemonError(Exception):
 class Daemon:
     """cellgated running in a namespace of a Topology (the router's by default)."""
 
-    def __init__(self, topo, config, binary=None, args=(), ns="r"):
+    def __init__(self, topo, config, binary=None, args=(), ns="r", env=None):
         self.topo = topo
+        self.env = env  # the environment to run it with (None: ours)
         self.ns = ns
         self.config = config
         self.binary = binary or cellgated_path()
@@ -242,7 +243,7 @@ class Daemon:
         self._err = open(self.stderr_path, "w")
         self.proc = self.topo.popen(
             self.ns, [self.binary, "-f", self.cfg, "-d", "-r", self.rundir] +
-            self.args, stdout=self._err, stderr=subprocess.STDOUT)
+            self.args, stdout=self._err, stderr=subprocess.STDOUT, env=self.env)
         pidfile = os.path.join(self.rundir, "cellgated.pid")
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -266,8 +267,9 @@ class Daemon:
     def alive(self):
         return self.proc is not None and self.proc.poll() is None
 
-    def stats(self, timeout=5.0):
-        """Ask for stats.json with SIGUSR1 and return it parsed."""
+    def stats(self, timeout=15.0):
+        """Ask for stats.json with SIGUSR1 and return it parsed (the timeout is a
+        liveness bound for a loaded machine, not a performance check)."""
         path = os.path.join(self.rundir, "stats.json")
         try:
             os.unlink(path)

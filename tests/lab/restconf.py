@@ -82,20 +82,24 @@ _LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')
 def parse_metrics(text):
     """Prometheus text format 0.0.4 -> {(name, frozenset(labels)): value}.
     Checks what a scraper relies on: every sample's family was declared
-    with TYPE before it, each family's samples are contiguous, values are
-    numbers, counters end in _total."""
-    samples, types, seen_done, current = {}, {}, set(), None
+    with HELP and TYPE before it, each family's samples are contiguous,
+    values are numbers, counters end in _total (once), other families do
+    not, a series without labels has no braces, a histogram has its
+    _bucket (le, ending at +Inf), _sum and _count."""
+    samples, types, seen_done, current, helped = {}, {}, set(), None, set()
     for line in text.splitlines():
         if not line:
             continue
         if line.startswith("# HELP "):
+            helped.add(line.split(" ", 3)[2])
             continue
         if line.startswith("# TYPE "):
             _, _, name, typ = line.split(" ", 3)
             assert name not in types, "family %s declared twice" % name
-            assert typ in ("counter", "gauge"), line
-            if typ == "counter":
-                assert name.endswith("_total"), line
+            assert name in helped, "family %s has no HELP" % name
+            assert typ in ("counter", "gauge", "histogram"), line
+            assert name.endswith("_total") == (typ == "counter"), line
+            assert not name.endswith("_total_total"), line
             types[name] = typ
             if current:
                 seen_done.add(current)
@@ -104,13 +108,22 @@ def parse_metrics(text):
         assert not line.startswith("#"), line
         m = _SAMPLE.match(line)
         assert m, "unparsable sample line: %r" % line
-        name, labels, value = m.group(1), m.group(3) or "", m.group(4)
-        assert name == current, "sample %s outside its family block" % name
-        assert name not in seen_done
-        lab = frozenset(_LABEL.findall(labels))
+        name, labels, value = m.group(1), m.group(3), m.group(4)
+        assert labels is None or labels, "empty braces: %r" % line
+        family = name
+        if types.get(current) == "histogram" and name in (
+                current + "_bucket", current + "_sum", current + "_count"):
+            family = current
+        assert family == current, "sample %s outside its family block" % name
+        assert family not in seen_done
+        lab = frozenset(_LABEL.findall(labels or ""))
         key = (name, lab)
         assert key not in samples, "duplicate sample %r" % (key,)
         samples[key] = float(value)
+    for name, typ in types.items():
+        if typ == "histogram":
+            assert (name + "_bucket", frozenset([("le", "+Inf")])) in samples, name
+            assert (name + "_count", frozenset()) in samples, name
     return samples
 
 

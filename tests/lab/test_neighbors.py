@@ -261,7 +261,8 @@ def test_failed_neighbor_forgotten(topo, start_daemon):
         assert lab.wait_for(lambda: state(d, DEAD_GW) == "incomplete",
                             timeout=2)
         time.sleep(0.2)
-    assert 9.0 <= t_gone - t_failed <= 11.0, t_gone - t_failed
+    # 10 s; the upper bound leaves room for stats polling on a loaded machine.
+    assert 9.0 <= t_gone - t_failed <= 12.0, t_gone - t_failed
     s_end = d.stats()
     assert s_end["arp"]["requests-sent"] == s_gone["arp"]["requests-sent"] + 1
     reqs = arp_requests(s2, DEAD_GW, rmac)

@@ -294,7 +294,7 @@ def test_walk_cellgate_mib(topo, routers, snmp, ifindex):  # noqa: F811
     assert all(t == "Counter64" for k, (t, _) in vcs.items()
                if int(k[len(CG_VC) + 1:].split(".")[0]) in range(6, 24))
     vc_drops = snmp.walk(CG_VC_DROP)
-    assert len(vc_drops) == 3 * 14 * 2
+    assert len(vc_drops) == 3 * 16 * 2  # VCs x CgVcDropCause values x (name, count)
     assert vc_drops[CG_VC_DROP + ".2" + vc_idx(ifindex, 100) + ".1"][1] == "crc"
     # InATMARP: VC 0/200 learns 10.2.0.2 (interval 1 s)
     row = vc_idx(ifindex, 200)

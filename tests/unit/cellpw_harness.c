@@ -393,5 +393,5 @@ struct port_counters h_port(unsigned port)
 
 uint64_t h_now_ms(void)
 {
-	return h.c->now_us / 1000;
+	return h.c->aq.now_us / 1000;
 }

@@ -25,14 +25,14 @@ void test_concat_timer(void)
 	h.set.concat_us = 1000;
 	h_ip4(ip1, sizeof(ip1), IP(10, 4, 0, 2), IP(10, 1, 0, 2), 64, 11);
 	send_ip(H_P2P, vc_mac(VC_P2P), ip1, sizeof(ip1));
-	t0 = h.c->now_us; /* the subinterface's transmit read the clock */
+	t0 = h.c->aq.now_us; /* the subinterface's transmit read the clock */
 	h_take(&tx);
 	CHECK_EQ(tx.nframes, 0);
-	h.c->now_us = t0 + 999;
+	h.c->aq.now_us = t0 + 999;
 	cellpw_service(h.c, cellpw_vcset_current(h.c), true);
 	h_take(&tx);
 	CHECK_EQ(tx.nframes, 0);
-	h.c->now_us = t0 + 1000;
+	h.c->aq.now_us = t0 + 1000;
 	cellpw_service(h.c, cellpw_vcset_current(h.c), true);
 	h_take(&tx);
 	CHECK(tx.nframes == 1 && tx.frame_cells[0] == 1 && tx.seq_ok);
@@ -80,7 +80,7 @@ void test_host_ring(void)
 	         1);
 
 	/* The ring holds 64: the 65th waits its turn at the control thread. */
-	for (unsigned i = 0; i < HOST_RING_SLOTS; i++)
+	for (unsigned i = 0; i < ATM_HOST_SLOTS; i++)
 		CHECK(cellpw_host_tx(atm, VC_P2P, ip, sizeof(ip)));
 	CHECK(!cellpw_host_tx(atm, VC_P2P, ip, sizeof(ip)));
 	cellpw_service(h.c, cellpw_vcset_current(h.c), true);
@@ -89,8 +89,8 @@ void test_host_ring(void)
 	unsigned good = 0;
 	for (pos = 0; h_pdu(&tx, &pos, &pdu);)
 		good += pdu.crc_ok && pdu.length == 108 && !memcmp(pdu.cpcs + 8, ip, sizeof(ip));
-	CHECK_EQ(good, HOST_RING_SLOTS);
-	CHECK_EQ(h_atmc().host_tx - a.host_tx, 4 + HOST_RING_SLOTS);
+	CHECK_EQ(good, ATM_HOST_SLOTS);
+	CHECK_EQ(h_atmc().host_tx - a.host_tx, 4 + ATM_HOST_SLOTS);
 }
 
 /* A carrier whose ring is full: the frame is lost and counted; the far end sees a gap. */

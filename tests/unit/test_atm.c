@@ -142,6 +142,48 @@ static void test_crc32_random(void)
 	}
 }
 
+/*
+ * Bridged Ethernet without FCS, RFC 2684 5.2 (LLC 00-80-C2 PID 00-07, PAD) and
+ * 6.2 (PAD only), as br2684ctl -p 1 sends it (checked in tests/vm): the
+ * payload of the frame inside, its header just before.
+ */
+static void test_rfc2684_bridged(void)
+{
+	static const uint8_t llc[10] = {0xaa, 0xaa, 0x03, 0x00, 0x80, 0xc2, 0x00, 0x07, 0x00, 0x00};
+	uint8_t sdu[80] = {0}, h[10];
+	uint16_t et = 0;
+	size_t hl = 0;
+
+	CHECK_EQ(rfc2684_bridged_hdr(RFC2684_LLC_BRIDGED, h), 10);
+	CHECK(!memcmp(h, llc, 10));
+	CHECK_EQ(rfc2684_bridged_hdr(RFC2684_VCMUX_BRIDGED, h), 2);
+	CHECK(h[0] == 0 && h[1] == 0);
+	CHECK_EQ(rfc2684_bridged_hdr_len(RFC2684_LLC_ROUTED), 0);
+
+	memcpy(sdu, llc, 10);
+	sdu[10 + 12] = 0x08; /* EtherType 0x0806 at 10 + 12 */
+	sdu[10 + 13] = 0x06;
+	CHECK_EQ(rfc2684_decap(RFC2684_LLC_BRIDGED, sdu, 52, &et, &hl), 0);
+	CHECK(et == 0x0806 && hl == 24);
+	/* VC-mux: the PAD, then the frame. */
+	CHECK_EQ(rfc2684_decap(RFC2684_VCMUX_BRIDGED, sdu + 8, 44, &et, &hl), 0);
+	CHECK(et == 0x0806 && hl == 16);
+	/* A header and a frame header, nothing after: short. */
+	CHECK_EQ(rfc2684_decap(RFC2684_LLC_BRIDGED, sdu, 24, &et, &hl), RFC2684_ERR_SHORT);
+	CHECK_EQ(rfc2684_decap(RFC2684_LLC_BRIDGED, sdu, 5, &et, &hl), RFC2684_ERR_SHORT);
+	/* PID 00-01 (with the LAN FCS), a routed PDU, a PAD that is not zero: refused. */
+	sdu[7] = 0x01;
+	CHECK_EQ(rfc2684_decap(RFC2684_LLC_BRIDGED, sdu, 52, &et, &hl), RFC2684_ERR_UNKNOWN_LLC);
+	memcpy(sdu, rfc2684_llc_header(0x0800), 8);
+	CHECK_EQ(rfc2684_decap(RFC2684_LLC_BRIDGED, sdu, 52, &et, &hl), RFC2684_ERR_UNKNOWN_LLC);
+	sdu[8] = 1;
+	CHECK_EQ(rfc2684_decap(RFC2684_VCMUX_BRIDGED, sdu + 8, 44, &et, &hl),
+	         RFC2684_ERR_UNKNOWN_LLC);
+	/* ... and a bridged PDU is no routed one. */
+	memcpy(sdu, llc, 10);
+	CHECK_EQ(rfc2684_decap(RFC2684_LLC_ROUTED, sdu, 52, &et, &hl), RFC2684_ERR_UNKNOWN_LLC);
+}
+
 static void test_rfc2684(void)
 {
 	uint8_t sdu[64] = {0xaa, 0xaa, 0x03, 0x00, 0x00, 0x00, 0x08, 0x00, 0x45};
@@ -273,6 +315,7 @@ int main(void)
 	test_crc32_vectors();
 	test_crc32_random();
 	test_rfc2684();
+	test_rfc2684_bridged();
 	test_shaper();
 	return check_report("test_atm");
 }

@@ -212,10 +212,10 @@ static void test_ping(void)
 	__atomic_add_fetch(&vc->ping_req, 1, __ATOMIC_RELEASE);
 	timers(h_now_ms());
 	CHECK(took_loopback(VC_MP_LLC, true, &lb) && lb.tag == (0x80000000u | 2));
-	h.c->now_us += 2000000;
+	h.c->aq.now_us += 2000000;
 	timers(h_now_ms());
 	CHECK(!next_event(&ev)); /* 2 s exactly: not yet */
-	h.c->now_us += 1;
+	h.c->aq.now_us += 1;
 	timers(h_now_ms());
 	CHECK(next_event(&ev));
 	CHECK(ev.type == DP_EV_VC_PING && ev.vc == VC_MP_LLC && ev.val == 0);
@@ -321,7 +321,7 @@ static void shaped_send(unsigned n, uint16_t len)
 /* One service pass at `now_us`; returns the cells it sent. */
 static unsigned service_at(uint64_t now_us)
 {
-	h.c->now_us = now_us;
+	h.c->aq.now_us = now_us;
 	cellpw_service(h.c, cellpw_vcset_current(h.c), true);
 	h_take(&tx);
 	return tx.ncells;
@@ -332,7 +332,7 @@ static void test_shaping(void)
 {
 	struct atm_vc *vc = &h.dp.vcs[VC_SHAPED];
 	struct vc_counters v = h_vc(VC_SHAPED);
-	uint64_t t = h.c->now_us;
+	uint64_t t = h.c->aq.now_us;
 	unsigned pos = 0, good = 0;
 
 	shaped_send(2, 100); /* 6 cells, queued: nothing leaves without a service pass */

@@ -116,6 +116,49 @@ static void check_enum(const char *path, const char *const *names, unsigned n)
 	CHECK_EQ(found, n);
 }
 
+/* A GET's query: RFC 8040's parameters and the route list's paging, bad input refused. */
+static void test_query(void)
+{
+	struct rc_get_params p;
+	struct restconf_err err;
+
+	CHECK_EQ(rc_get_params_parse(NULL, &p, &err), 0);
+	CHECK(!p.page.any && p.depth == 0 && p.content == RC_CONTENT_ALL);
+	CHECK_EQ(rc_get_params_parse("limit=1000&cursor=10.1.0.0%2F16", &p, &err), 0);
+	CHECK(p.page.any && p.page.limit == 1000 && p.page.has_cursor);
+	CHECK_EQ(p.page.cursor, restconf_route_key(0x0a010000, 16));
+	/* A bare name (longer) is a parameter too; host bits of the prefix are cleared. */
+	CHECK_EQ(rc_get_params_parse("prefix=10.0.0.1/8&longer&offset=5", &p, &err), 0);
+	CHECK(p.page.has_prefix && p.page.longer && p.page.prefix == 0x0a000000);
+	CHECK_EQ(p.page.plen, 8);
+	CHECK_EQ(p.page.offset, 5);
+	CHECK_EQ(rc_get_params_parse("limit=unbounded&depth=2&content=nonconfig", &p, &err), 0);
+	CHECK(p.page.limit == 0 && p.depth == 2 && p.content == RC_CONTENT_NONCONFIG);
+	static const char *const bad[] = {"limit=0",
+	                                  "limit=-1",
+	                                  "limit=x",
+	                                  "offset=1e3",
+	                                  "cursor=10.0.0.0",
+	                                  "prefix=10.0.0.0/33",
+	                                  "prefix=300.0.0.0/8",
+	                                  "longer",
+	                                  "longer=no",
+	                                  "where=route",
+	                                  "sort-by=prefix",
+	                                  "bogus=1",
+	                                  "depth=0",
+	                                  "content=some",
+	                                  "limit=4294967296"};
+	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memset(&err, 0, sizeof(err));
+		CHECK_EQ(rc_get_params_parse(bad[i], &p, &err), -1);
+		CHECK_EQ(err.status, 400);
+	}
+	memset(&err, 0, sizeof(err));
+	rc_get_params_parse("where=1", &p, &err);
+	CHECK(strstr(err.msg, "prefix=") != NULL); /* says what to use instead */
+}
+
 int main(void)
 {
 	char err[512];
@@ -128,6 +171,7 @@ int main(void)
 	ly_log_options(LY_LOSTORE);
 	test_paths();
 	test_node_uri();
+	test_query();
 	check_enum("/cellgate:cellgate/state/port/drop/reason", drop_reason_name, DROP__MAX);
 	check_enum("/cellgate:cellgate/state/vc/discard/reason", vc_drop_name, VC_DROP__MAX);
 	ly_ctx_destroy(ctx);

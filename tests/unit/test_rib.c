@@ -19,6 +19,96 @@ static const struct nexthop *lookup_nh(struct dataplane *dp, uint32_t addr, unsi
 	return g ? &dp->nht->nh[dp->nht->nhg[g].slot[slot]] : NULL;
 }
 
+struct walk_log {
+	uint64_t keys[4096];
+	unsigned n;
+	bool ordered;
+};
+
+static void walk_log(void *arg, const struct rib_entry *e)
+{
+	struct walk_log *w = arg;
+	uint64_t k = rib_key(e->prefix, e->len);
+
+	w->ordered &= w->n == 0 || w->keys[w->n - 1] < k;
+	if (w->n < 4096)
+		w->keys[w->n++] = k;
+}
+
+static bool logged(const struct walk_log *w, uint64_t k)
+{
+	for (unsigned i = 0; i < w->n; i++)
+		if (w->keys[i] == k)
+			return true;
+	return false;
+}
+
+/*
+ * The route list's cursor: prefix order, ranges of "P and everything more
+ * specific", counts and skips, and a walk in slices surviving changes made
+ * between the slices (what a streamed GET of a million routes sees).
+ */
+static void test_order(struct rib *rib)
+{
+	struct walk_log w = {.ordered = true};
+	uint64_t from = rib_key(IP(20, 0, 0, 0), 8), to = rib_key(IP(20, 255, 255, 255), 32);
+	struct rib_entry e;
+
+	for (uint32_t i = 0; i < 1000; i++)
+		CHECK_EQ(rib_route_set(rib, IP(20, i >> 8, i & 255, 0), 24, RIB_SRC_STATIC,
+		                       NH_BLACKHOLE, NULL, 0),
+		         0);
+	CHECK_EQ(rib_route_set(rib, IP(20, 0, 0, 0), 8, RIB_SRC_STATIC, NH_BLACKHOLE, NULL, 0), 0);
+	CHECK_EQ(rib_route_set(rib, IP(20, 0, 0, 0), 16, RIB_SRC_STATIC, NH_UNREACHABLE, NULL, 0),
+	         0);
+	CHECK_EQ(rib_route_set(rib, IP(21, 0, 0, 0), 8, RIB_SRC_STATIC, NH_BLACKHOLE, NULL, 0), 0);
+	CHECK_EQ(rib_route_set(rib, IP(16, 0, 0, 0), 4, RIB_SRC_STATIC, NH_BLACKHOLE, NULL, 0), 0);
+	/* 20/8 and more specifics: 1002 routes, not 16/4 (shorter) nor 21/8 (outside). */
+	CHECK_EQ(rib_count_range(rib, from, to), 1002);
+	CHECK(rib_route_get(rib, IP(20, 0, 0, 0), 16, &e) && e.type == NH_UNREACHABLE &&
+	      e.source == RIB_SRC_STATIC);
+	CHECK(!rib_route_get(rib, IP(20, 0, 0, 0), 17, &e));
+	/* Order: 20/8, 20.0/16, 20.0.0/24, 20.0.1/24, ... */
+	CHECK_EQ(rib_skip_range(rib, from, to, 0), from);
+	CHECK_EQ(rib_skip_range(rib, from, to, 1), rib_key(IP(20, 0, 0, 0), 16));
+	CHECK_EQ(rib_skip_range(rib, from, to, 3), rib_key(IP(20, 0, 1, 0), 24));
+	CHECK_EQ(rib_skip_range(rib, from, to, 1001), rib_key(IP(20, 3, 231, 0), 24));
+	CHECK_EQ(rib_skip_range(rib, from, to, 1002), to + 1);
+
+	/* Slices of 7; between slices, delete the next route and one already seen, add one
+	 * ahead and one behind. */
+	unsigned slices = 0;
+	uint64_t cur = from;
+	while (rib_walk_range(rib, &cur, to, 7, walk_log, &w) == 7) {
+		slices++;
+		uint64_t next = rib_skip_range(rib, cur, to, 0);
+		uint32_t seen = (uint32_t)(w.keys[0] >> 8);
+		if (slices == 10) {
+			CHECK_EQ(next & 0xff, 24);
+			CHECK_EQ(rib_route_del(rib, (uint32_t)(next >> 8), 24, RIB_SRC_STATIC), 0);
+			CHECK(!logged(&w, next));
+			CHECK_EQ(rib_route_del(rib, seen, 8, RIB_SRC_STATIC), 0);
+			rib_route_set(rib, IP(20, 3, 200, 128), 25, RIB_SRC_STATIC, NH_BLACKHOLE,
+			              NULL, 0);
+			rib_route_set(rib, IP(20, 0, 0, 128), 25, RIB_SRC_STATIC, NH_BLACKHOLE,
+			              NULL, 0);
+		}
+	}
+	CHECK(w.ordered);
+	CHECK_EQ(cur, to + 1);
+	/* 1002 - 1 deleted ahead + 1 added ahead; 20/8 seen before its delete; the one added behind
+	 * the cursor is not seen. */
+	CHECK_EQ(w.n, 1002);
+	CHECK(logged(&w, rib_key(IP(20, 3, 200, 128), 25)));
+	CHECK(!logged(&w, rib_key(IP(20, 0, 0, 128), 25)));
+	CHECK(logged(&w, from));
+	CHECK_EQ(rib_count_range(rib, from, to), 1002); /* -2 deleted, +2 added */
+	/* A range with nothing in it, and an empty one. */
+	cur = rib_key(IP(30, 0, 0, 0), 8);
+	CHECK_EQ(rib_walk_range(rib, &cur, rib_key(IP(30, 255, 255, 255), 32), 7, walk_log, &w), 0);
+	CHECK_EQ(rib_count_range(rib, to, from), 0);
+}
+
 int main(void)
 {
 	static struct dataplane dp;
@@ -123,6 +213,7 @@ int main(void)
 	CHECK_EQ(fib4_lookup(dp.fib, IP(100, 0, 3, 1)) == 0, 1);
 	CHECK(fib4_lookup(dp.fib, IP(100, 0, 4, 1)) != 0);
 
+	test_order(rib);
 	rib_free(rib);
 	dp_fini(&dp);
 	return check_report("test_rib");

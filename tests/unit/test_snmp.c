@@ -238,6 +238,15 @@ static void fake_fib(void *arg, struct snmp_fib_view *f)
 {
 	f->routes = 12;
 	f->nexthops = 5000000000ull; /* Gauge32 latches at its maximum */
+	f->memory_bytes = 3 * 1024 + 1000;
+	f->routes_frr = 10;
+	f->routes_static = 2;
+}
+
+static void fake_loop(void *arg, struct snmp_loop_view *l)
+{
+	*l = (struct snmp_loop_view){
+	    .lag_recent_us = 4200, .lag_max_us = 99000, .busy_recent_us = 700};
 }
 
 /* GET of table t, column col, index idx[0..n-1]; the value, or ~0 if none. */
@@ -327,6 +336,15 @@ static void test_cellgate_tables(struct snmp_model *m)
 	CHECK_EQ(t, MIB_GAUGE32);
 	CHECK_EQ(get(m, &cg_system_group, 3, zero, 1, NULL), UINT32_MAX);
 	CHECK_EQ(get(m, &cg_system_group, 2, (mib_subid[]){1}, 1, NULL), ~0ull);
+	/* FIB memory in KiB, the loop's lag, routes per source: running counts. */
+	CHECK_EQ(get(m, &cg_system_group, 6, zero, 1, &t), 3);
+	CHECK_EQ(t, MIB_GAUGE32);
+	CHECK_EQ(get(m, &cg_system_group, 7, zero, 1, NULL), 4200);
+	CHECK_EQ(get(m, &cg_system_group, 8, zero, 1, NULL), 99000);
+	CHECK_EQ(get(m, &cg_system_group, 9, zero, 1, NULL), 700);
+	CHECK_EQ(get(m, &cg_system_group, 10, zero, 1, NULL), 10);
+	CHECK_EQ(get(m, &cg_system_group, 11, zero, 1, NULL), 2);
+	CHECK_EQ(get(m, &cg_system_group, 12, zero, 1, NULL), ~0ull);
 	/* FPM not configured: disabled(1), counters zero */
 	CHECK_EQ(get(m, &cg_fpm_group, 1, zero, 1, NULL), SNMP_FPM_DISABLED);
 	CHECK_EQ(get(m, &cg_fpm_group, 3, zero, 1, &t), 0);
@@ -433,6 +451,7 @@ int main(void)
 	src.stats_take = fake_stats;
 	src.vc_learned = fake_learned;
 	src.fib = fake_fib;
+	src.loop = fake_loop;
 	snmp_model_init(&m, &src, &snap);
 	snmp_model_refresh(&m, NOW_TICKS, NOW_MS);
 

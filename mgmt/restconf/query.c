@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The query of a GET: RFC 8040 section 4.8 (content, depth, fields) and the
+ * route list's paging. Paging follows draft-ietf-netconf-list-pagination
+ * where its parameters fit: limit (a count or "unbounded"), offset, cursor
+ * (the key of the first route to list, as Cellgate-Next-Cursor gives it).
+ * Its where (an XPath filter), sort-by, direction, locale and sublist-limit
+ * are refused, named; the one filter is cellgate's own: prefix=P lists P
+ * alone, prefix=P&longer P and every more specific prefix (vtysh's
+ * "longer-prefixes").
+ */
+#include <event2/http.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mgmt/restconf/rc_priv.h"
+
+static int number(const char *v, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long n;
+
+	if (!v[0] || v[0] == '-' || v[0] == '+')
+		return -1;
+	n = strtoull(v, &end, 10);
+	if (*end || n > max)
+		return -1;
+	*out = n;
+	return 0;
+}
+
+/* 1 when the parameter is one of paging's, 0 when not, -1 when its value is bad. */
+static int page_param(const char *key, const char *v, struct rc_page *pg)
+{
+	uint32_t prefix;
+	uint8_t len;
+
+	if (!strcmp(key, "limit")) {
+		if (!strcmp(v, "unbounded"))
+			pg->limit = 0;
+		else if (number(v, UINT32_MAX, &pg->limit) || pg->limit == 0)
+			return -1;
+	} else if (!strcmp(key, "offset")) {
+		if (number(v, UINT32_MAX, &pg->offset))
+			return -1;
+	} else if (!strcmp(key, "cursor")) {
+		if (rc_prefix_parse(v, &prefix, &len))
+			return -1;
+		pg->cursor = restconf_route_key(prefix, len);
+		pg->has_cursor = true;
+	} else if (!strcmp(key, "prefix")) {
+		if (rc_prefix_parse(v, &pg->prefix, &pg->plen))
+			return -1;
+		pg->has_prefix = true;
+	} else if (!strcmp(key, "longer")) {
+		if (v[0] && strcmp(v, "true"))
+			return -1;
+		pg->longer = true;
+	} else {
+		return 0;
+	}
+	pg->any = true;
+	return 1;
+}
+
+static int std_param(const char *key, const char *v, struct rc_get_params *p)
+{
+	uint64_t d;
+
+	if (!strcmp(key, "content")) {
+		if (!strcmp(v, "all"))
+			p->content = RC_CONTENT_ALL;
+		else if (!strcmp(v, "config"))
+			p->content = RC_CONTENT_CONFIG;
+		else if (!strcmp(v, "nonconfig"))
+			p->content = RC_CONTENT_NONCONFIG;
+		else
+			return -1;
+	} else if (!strcmp(key, "depth")) {
+		if (!strcmp(v, "unbounded"))
+			p->depth = 0;
+		else if (number(v, 65535, &d) || d < 1)
+			return -1;
+		else
+			p->depth = (unsigned)d;
+	} else if (!strcmp(key, "fields")) {
+		/* Paths separated by ';'; the "a(b;c)" grouping form is not supported. */
+		if (strlen(v) >= sizeof(p->fields) || strpbrk(v, "()[]='\"") || !v[0])
+			return -1;
+		snprintf(p->fields, sizeof(p->fields), "%s", v);
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
+/* Check and record one key=value (decoded); 0, or -1 with err filled. */
+static int one_param(const char *key, const char *value, struct rc_get_params *p,
+                     struct restconf_err *err)
+{
+	static const char *const refused[] = {"where", "sort-by", "direction", "locale",
+	                                      "sublist-limit"};
+	int k = std_param(key, value, p);
+	bool known = false;
+
+	if (k == 0)
+		k = page_param(key, value, &p->page);
+	if (k > 0)
+		return 0;
+	if (k < 0) {
+		rc_err_set(err, 400, "invalid-value", NULL, "bad value '%.64s' for %.64s", value,
+		           key);
+		return -1;
+	}
+	for (unsigned i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
+		known |= !strcmp(key, refused[i]);
+	if (known)
+		rc_err_set(err, 400, "invalid-value", NULL,
+		           "query parameter '%.64s' is not supported; the route list is filtered "
+		           "with prefix=A.B.C.D/N (and longer)",
+		           key);
+	else
+		rc_err_set(err, 400, "invalid-value", NULL,
+		           "query parameter '%.64s' is not supported (content, depth, fields; on "
+		           "the route list limit, offset, cursor, prefix, longer)",
+		           key);
+	return -1;
+}
+
+/*
+ * RFC 3986 query: name[=value] pairs separated by '&', percent-encoded. A
+ * name without '=' (longer) has an empty value; evhttp's parser refuses those.
+ */
+int rc_get_params_parse(const char *query, struct rc_get_params *p, struct restconf_err *err)
+{
+	char *copy, *save = NULL;
+	int rc = 0;
+
+	memset(p, 0, sizeof(*p));
+	if (!query || !*query)
+		return 0;
+	if (!(copy = strdup(query))) {
+		rc_err_set(err, 500, "operation-failed", NULL, "out of memory");
+		return -1;
+	}
+	for (char *pair = strtok_r(copy, "&", &save); pair && !rc;
+	     pair = strtok_r(NULL, "&", &save)) {
+		char *eq = strchr(pair, '='), *key, *value;
+
+		if (eq)
+			*eq = '\0';
+		key = evhttp_uridecode(pair, 1, NULL);
+		value = evhttp_uridecode(eq ? eq + 1 : "", 1, NULL);
+		if (!key || !value) {
+			rc_err_set(err, 500, "operation-failed", NULL, "out of memory");
+			rc = -1;
+		} else {
+			rc = one_param(key, value, p, err);
+		}
+		free(key);
+		free(value);
+	}
+	free(copy);
+	if (!rc && p->page.longer && !p->page.has_prefix) {
+		rc_err_set(err, 400, "invalid-value", NULL, "longer needs prefix=A.B.C.D/N");
+		rc = -1;
+	}
+	return rc;
+}

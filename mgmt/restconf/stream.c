@@ -1,0 +1,374 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The route list (/cellgate/state/fib/route) as a streamed reply: HTTP/1.1
+ * chunked transfer (RFC 9112 section 7.1), a slice of routes per turn of
+ * the event loop, the next slice only once the previous one has left for
+ * the socket. Nothing holds the list: memory is one slice, and the control
+ * loop is never away for longer than a slice takes (SLICE_NS).
+ *
+ * The position is a route key, not a pointer (the backend's cursor):
+ * routes added or removed while a reply streams are listed or not
+ * depending on where they fall, none twice, and every route present from
+ * start to end is listed once. Each is shown as it is when its slice is
+ * built; the list is not a snapshot.
+ *
+ * A GET of something holding the list (/, /cellgate, state, state/fib) is
+ * built with libyang as usual but with one placeholder route, printed, and
+ * streamed as the text before the placeholder, the routes, and the text
+ * after it (rc_stream_spliced).
+ */
+#include <arpa/inet.h>
+#include <event2/buffer.h>
+#include <event2/event.h>
+#include <event2/http.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lib/addr.h"
+#include "lib/clock.h"
+#include "mgmt/restconf/rc_priv.h"
+
+#define SLICE_ROUTES 4096u    /* at most this many routes a turn */
+#define SLICE_BATCH  256u     /* asked from the backend at once; the clock is read between */
+#define SLICE_NS     2000000u /* ... and no longer than this */
+#define WATCH_S      1        /* how often a stream waiting on its client checks it is there */
+#define CG_NS        "urn:cellgate:params:xml:ns:yang:cellgate"
+
+struct rc_stream {
+	struct restconf *rc;
+	struct evhttp_request *req;
+	struct event *ev; /* next slice (zero timeout), or the watch while waiting */
+	struct evbuffer *buf;
+	char *tail; /* sent after the last route */
+	uint64_t from, to, left;
+	unsigned level, depth; /* of the route entries (rc_route_print) */
+	bool xml, xml_ns, first, waiting;
+	struct rc_stream *next;
+};
+
+static void json_str(struct evbuffer *b, const char *s)
+{
+	evbuffer_add(b, "\"", 1);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			evbuffer_add_printf(b, "\\%c", c);
+		else if (c < 0x20)
+			evbuffer_add_printf(b, "\\u%04x", c);
+		else
+			evbuffer_add(b, s, 1);
+	}
+	evbuffer_add(b, "\"", 1);
+}
+
+static void xml_str(struct evbuffer *b, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '<')
+			evbuffer_add(b, "&lt;", 4);
+		else if (*s == '>')
+			evbuffer_add(b, "&gt;", 4);
+		else if (*s == '&')
+			evbuffer_add(b, "&amp;", 5);
+		else
+			evbuffer_add(b, s, 1);
+	}
+}
+
+/* depth: RFC 8040 4.8.2 counted from the target, entries at `level`; 0 = unbounded. */
+static bool within(unsigned depth, unsigned level)
+{
+	return depth == 0 || level <= depth;
+}
+
+void rc_route_json(struct evbuffer *b, const struct restconf_route *r, unsigned level,
+                   unsigned depth)
+{
+	char ip[INET_ADDRSTRLEN];
+
+	evbuffer_add_printf(b, "{\"prefix\":\"%s/%u\"", ip4_str(r->prefix, ip), r->len);
+	if (within(depth, level + 1))
+		evbuffer_add_printf(b, ",\"source\":\"%s\",\"type\":\"%s\"", r->source, r->type);
+	if (r->nnexthops && within(depth, level + 2)) {
+		evbuffer_add(b, ",\"nexthop\":[", 12);
+		for (unsigned i = 0; i < r->nnexthops; i++) {
+			evbuffer_add(b, i ? ",{" : "{", i ? 2 : 1);
+			if (r->nexthop[i].address)
+				evbuffer_add_printf(b, "\"address\":\"%s\",",
+				                    ip4_str(r->nexthop[i].address, ip));
+			evbuffer_add(b, "\"interface\":", 12);
+			json_str(b, r->nexthop[i].interface);
+			evbuffer_add_printf(b, ",\"weight\":%u}", r->nexthop[i].weight);
+		}
+		evbuffer_add(b, "]", 1);
+	}
+	evbuffer_add(b, "}", 1);
+}
+
+static void route_xml(struct evbuffer *b, const struct restconf_route *r, unsigned level,
+                      unsigned depth, bool ns)
+{
+	char ip[INET_ADDRSTRLEN];
+
+	evbuffer_add_printf(b, "<route%s><prefix>%s/%u</prefix>", ns ? " xmlns=\"" CG_NS "\"" : "",
+	                    ip4_str(r->prefix, ip), r->len);
+	if (within(depth, level + 1))
+		evbuffer_add_printf(b, "<source>%s</source><type>%s</type>", r->source, r->type);
+	for (unsigned i = 0; i < r->nnexthops && within(depth, level + 2); i++) {
+		evbuffer_add(b, "<nexthop>", 9);
+		if (r->nexthop[i].address)
+			evbuffer_add_printf(b, "<address>%s</address>",
+			                    ip4_str(r->nexthop[i].address, ip));
+		evbuffer_add(b, "<interface>", 11);
+		xml_str(b, r->nexthop[i].interface);
+		evbuffer_add_printf(b, "</interface><weight>%u</weight></nexthop>",
+		                    r->nexthop[i].weight);
+	}
+	evbuffer_add(b, "</route>", 8);
+}
+
+static void stream_route(void *ctx, const struct restconf_route *r)
+{
+	struct rc_stream *s = ctx;
+
+	if (s->xml) {
+		route_xml(s->buf, r, s->level, s->depth, s->xml_ns);
+	} else {
+		if (!s->first)
+			evbuffer_add(s->buf, ",", 1);
+		rc_route_json(s->buf, r, s->level, s->depth);
+	}
+	s->first = false;
+}
+
+static void stream_free(struct rc_stream *s)
+{
+	struct rc_stream **pp = &s->rc->streams;
+
+	while (*pp && *pp != s)
+		pp = &(*pp)->next;
+	if (*pp)
+		*pp = s->next;
+	if (s->ev)
+		event_free(s->ev);
+	if (s->buf)
+		evbuffer_free(s->buf);
+	free(s->tail);
+	free(s);
+}
+
+static void stream_written(struct evhttp_connection *evcon, void *arg);
+
+/* One slice: the routes of one turn, or the end. */
+static void stream_slice(struct rc_stream *s)
+{
+	uint64_t t0 = mono_ns();
+	unsigned got = 0, n;
+	bool done = false;
+
+	while (got < SLICE_ROUTES && s->left) {
+		unsigned ask = SLICE_BATCH < s->left ? SLICE_BATCH : (unsigned)s->left;
+		n = s->rc->be.routes(s->rc->be.arg, &s->from, s->to, ask, stream_route, s);
+		got += n;
+		s->left -= n;
+		if (n < ask) {
+			done = true;
+			break;
+		}
+		if (mono_ns() - t0 > SLICE_NS)
+			break;
+	}
+	if (done || !s->left) {
+		if (s->tail)
+			evbuffer_add(s->buf, s->tail, strlen(s->tail));
+		evhttp_send_reply_chunk(s->req, s->buf);
+		evhttp_send_reply_end(s->req);
+		stream_free(s);
+		return;
+	}
+	s->waiting = true;
+	evhttp_send_reply_chunk_with_cb(s->req, s->buf, stream_written, s);
+	/* Watch for a client gone meanwhile: evhttp then drops the request's connection. */
+	event_add(s->ev, &(struct timeval){.tv_sec = WATCH_S});
+}
+
+static void stream_event(evutil_socket_t fd, short what, void *arg)
+{
+	struct rc_stream *s = arg;
+
+	(void)fd;
+	(void)what;
+	if (!evhttp_request_get_connection(s->req)) {
+		/* The client went away (EOF, error, timeout): evhttp left the request to us. */
+		evhttp_send_reply_end(s->req);
+		stream_free(s);
+		return;
+	}
+	if (s->waiting) {
+		event_add(s->ev, &(struct timeval){.tv_sec = WATCH_S});
+		return;
+	}
+	stream_slice(s);
+}
+
+/* The previous slice left for the socket: the next one on a later turn of the loop. */
+static void stream_written(struct evhttp_connection *evcon, void *arg)
+{
+	struct rc_stream *s = arg;
+
+	(void)evcon;
+	s->waiting = false;
+	event_add(s->ev, &(struct timeval){0});
+}
+
+/* Start a stream: headers and `head` now, routes [from, to] (at most `left`), then `tail`. */
+static int stream_start(struct restconf *rc, struct evhttp_request *req, const char *head,
+                        const char *tail, const struct rc_stream *tmpl)
+{
+	struct rc_stream *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return -1;
+	*s = *tmpl;
+	s->rc = rc;
+	s->req = req;
+	s->first = true;
+	s->tail = tail ? strdup(tail) : NULL;
+	s->buf = evbuffer_new();
+	s->ev = evtimer_new(rc->base, stream_event, s);
+	if ((tail && !s->tail) || !s->buf || !s->ev) {
+		stream_free(s); /* not linked yet: it only frees */
+		return -1;
+	}
+	s->next = rc->streams;
+	rc->streams = s;
+	evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
+	                  s->xml ? RC_YANG_XML : RC_YANG_JSON);
+	evhttp_send_reply_start(req, 200, "OK");
+	evbuffer_add(s->buf, head, strlen(head));
+	s->waiting = true;
+	evhttp_send_reply_chunk_with_cb(req, s->buf, stream_written, s);
+	event_add(s->ev, &(struct timeval){.tv_sec = WATCH_S});
+	return 0;
+}
+
+void rc_streams_stop(struct restconf *rc)
+{
+	/* evhttp_free frees the requests with their connections: only ours go here. */
+	while (rc->streams)
+		stream_free(rc->streams);
+}
+
+/* "a.b.c.d/len" -> prefix (host order, host bits cleared) and length; -1 if malformed. */
+int rc_prefix_parse(const char *s, uint32_t *prefix, uint8_t *len)
+{
+	char buf[24], *slash, *end;
+	struct in_addr a;
+	unsigned long l;
+
+	if (strlen(s) >= sizeof(buf))
+		return -1;
+	snprintf(buf, sizeof(buf), "%s", s);
+	if (!(slash = strchr(buf, '/')))
+		return -1;
+	*slash = '\0';
+	l = strtoul(slash + 1, &end, 10);
+	if (inet_pton(AF_INET, buf, &a) != 1 || *end || end == slash + 1 || l > 32)
+		return -1;
+	*prefix = ntohl(a.s_addr) & (l ? 0xffffffffu << (32 - l) : 0);
+	*len = (uint8_t)l;
+	return 0;
+}
+
+static void key_str(uint64_t key, char *buf, size_t len)
+{
+	char ip[INET_ADDRSTRLEN];
+
+	snprintf(buf, len, "%s/%u", ip4_str((uint32_t)(key >> 8), ip), (unsigned)(key & 0xff));
+}
+
+/* The keys a request covers: a prefix (with its more specifics), or all; cursor and offset. */
+static void page_range(struct restconf *rc, const struct rc_page *pg, uint64_t *from, uint64_t *to)
+{
+	*from = 0;
+	*to = RC_ROUTE_KEY_MAX;
+	if (pg->has_prefix) {
+		uint32_t host = pg->plen ? ~(0xffffffffu << (32 - pg->plen)) : 0xffffffffu;
+		*from = restconf_route_key(pg->prefix, pg->plen);
+		*to = pg->longer ? restconf_route_key(pg->prefix | host, 32) : *from;
+	}
+	if (pg->has_cursor && pg->cursor > *from)
+		*from = pg->cursor;
+	if (pg->offset)
+		*from = rc->be.routes_skip(rc->be.arg, *from, *to, pg->offset);
+}
+
+void rc_routes_get(struct restconf *rc, struct evhttp_request *req, const struct rc_page *pg,
+                   unsigned depth, bool xml)
+{
+	struct restconf_err err = {0};
+	struct rc_stream s = {.depth = depth, .level = 1, .xml = xml, .xml_ns = xml};
+	struct evkeyvalq *hdr = evhttp_request_get_output_headers(req);
+	uint64_t total, page;
+	char buf[64];
+
+	page_range(rc, pg, &s.from, &s.to);
+	total = s.from > s.to ? 0 : rc->be.routes_count(rc->be.arg, s.from, s.to);
+	if (!total) {
+		rc_err_set(&err, 404, "invalid-value", "/cellgate:cellgate/state/fib/route",
+		           "no such data%s", pg->offset || pg->has_cursor ? " (past the end)" : "");
+		rc_reply_error(req, &err);
+		return;
+	}
+	page = pg->limit && pg->limit < total ? pg->limit : total;
+	s.left = page;
+	/* Where the next page starts (draft-ietf-netconf-list-pagination's "next" cursor). */
+	snprintf(buf, sizeof(buf), "%lu", (unsigned long)(total - page));
+	evhttp_add_header(hdr, "Cellgate-Remaining", buf);
+	if (total > page) {
+		key_str(rc->be.routes_skip(rc->be.arg, s.from, s.to, page), buf, sizeof(buf));
+		evhttp_add_header(hdr, "Cellgate-Next-Cursor", buf);
+	}
+	if (evhttp_request_get_command(req) == EVHTTP_REQ_HEAD) {
+		rc_reply(req, 200, xml ? RC_YANG_XML : RC_YANG_JSON, NULL, 0);
+		return;
+	}
+	if (stream_start(rc, req, xml ? "<data xmlns=\"" RC_NS "\">" : "{\"cellgate:route\":[",
+	                 xml ? "</data>\n" : "]}\n", &s) != 0) {
+		rc_err_set(&err, 500, "operation-failed", NULL, "out of memory");
+		rc_reply_error(req, &err);
+	}
+}
+
+int rc_stream_spliced(struct restconf *rc, struct evhttp_request *req, const char *text,
+                      unsigned level, unsigned depth, bool xml)
+{
+	static const char jmark[] = "\"route\":[{\"prefix\":\"" RC_ROUTE_PLACEHOLDER "\"}]";
+	static const char xmark[] = "<route><prefix>" RC_ROUTE_PLACEHOLDER "</prefix></route>";
+	const char *m = strstr(text, xml ? xmark : jmark);
+	struct rc_stream s = {.from = 0,
+	                      .to = RC_ROUTE_KEY_MAX,
+	                      .left = UINT64_MAX,
+	                      .level = level,
+	                      .depth = depth,
+	                      .xml = xml};
+	char *head;
+	int rv;
+
+	if (!m)
+		return 1; /* pruned away (depth, fields): a plain reply */
+	/* JSON: keep `"route":[` and the `]` after the placeholder; XML: drop the element. */
+	size_t hl = (size_t)(m - text) + (xml ? 0 : strlen("\"route\":["));
+	const char *tail = m + strlen(xml ? xmark : jmark) - (xml ? 0 : 1);
+	if (!(head = strndup(text, hl)))
+		return -1;
+	if (evhttp_request_get_command(req) == EVHTTP_REQ_HEAD) {
+		free(head);
+		rc_reply(req, 200, xml ? RC_YANG_XML : RC_YANG_JSON, NULL, 0);
+		return 0;
+	}
+	rv = stream_start(rc, req, head, tail, &s);
+	free(head);
+	return rv;
+}

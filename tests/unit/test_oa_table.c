@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The open-addressing table (daemon/oa_table.h) against a plain reference
+ * array, over random inserts, updates and deletes that cross several
+ * incremental growths: every key is found exactly when the reference has
+ * it, with its value, whether it still sits in the old table or moved; the
+ * iteration visits each entry once; no growth step moves more than
+ * OA_MIGRATE_SLOTS slots (so no insert rehashes the table).
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/oa_table.h"
+#include "tests/unit/check.h"
+
+#define KEYS 200000u /* key space; keys are 1..KEYS */
+
+struct entry {
+	uint64_t key;
+	uint64_t value;
+};
+
+static uint64_t ref[KEYS + 1]; /* value + 1 per key, 0 = absent */
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+
+static uint64_t next_rand(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static void put(struct oa_table *t, uint64_t key, uint64_t value)
+{
+	CHECK_EQ(oa_reserve(t), 0);
+	struct entry *e = oa_slot(t, key);
+	if (!e->key)
+		oa_claim(t, e, key);
+	e->value = value;
+	ref[key] = value + 1;
+}
+
+static void del(struct oa_table *t, uint64_t key)
+{
+	struct entry *e = oa_find(t, key);
+
+	CHECK((e != NULL) == (ref[key] != 0));
+	if (e)
+		oa_remove(t, e);
+	ref[key] = 0;
+}
+
+/* Every key agrees with the reference; the iteration sees nused distinct entries. */
+static void check_all(const struct oa_table *t)
+{
+	uint32_t n = 0, bad = 0, seen = 0;
+	uint64_t pos = 0;
+	static uint8_t visited[KEYS + 1];
+
+	for (uint64_t k = 1; k <= KEYS; k++) {
+		const struct entry *e = oa_find(t, k);
+		n += ref[k] != 0;
+		bad += (e != NULL) != (ref[k] != 0) || (e && e->value + 1 != ref[k]);
+	}
+	CHECK_EQ(bad, 0);
+	CHECK_EQ(t->nused, n);
+	memset(visited, 0, sizeof(visited));
+	for (const struct entry *e; (e = oa_next(t, &pos)) != NULL; seen++) {
+		CHECK(e->key >= 1 && e->key <= KEYS && !visited[e->key]);
+		if (e->key >= 1 && e->key <= KEYS)
+			visited[e->key] = 1;
+	}
+	CHECK_EQ(seen, n);
+}
+
+static void test_random_ops_across_growths(void)
+{
+	struct oa_table t;
+	unsigned growths = 0, checked_mid = 0;
+
+	CHECK_EQ(oa_init(&t, sizeof(struct entry), 64), 0);
+	for (unsigned round = 0; round < 600000; round++) {
+		uint64_t key = next_rand() % KEYS + 1, r = next_rand() % 10;
+		bool growing = t.old != NULL;
+
+		if (r < 6)
+			put(&t, key, next_rand());
+		else if (r < 9)
+			del(&t, key);
+		else
+			CHECK((oa_find(&t, key) != NULL) == (ref[key] != 0));
+		if (!growing && t.old)
+			growths++;
+		/* Look at everything while a growth is half done, a few times. */
+		if (t.old && t.mig > t.old_nslots / 2 && checked_mid < 6 && round % 97 == 0) {
+			check_all(&t);
+			checked_mid++;
+		}
+	}
+	check_all(&t);
+	CHECK(growths >= 8);
+	CHECK(checked_mid >= 3);
+	oa_fini(&t);
+}
+
+/* One reserve moves at most OA_MIGRATE_SLOTS old slots, and growth finishes before the next. */
+static void test_growth_is_incremental(void)
+{
+	struct oa_table t;
+	uint64_t k = 1;
+
+	memset(ref, 0, sizeof(ref));
+	CHECK_EQ(oa_init(&t, sizeof(struct entry), 1024), 0);
+	while (!t.old)
+		put(&t, k, k), k++;
+	uint32_t old_slots = t.old_nslots, steps = 0, max_step = 0;
+	CHECK_EQ(t.nslots, 2 * old_slots);
+	while (t.old) {
+		uint32_t before = t.mig;
+		put(&t, k, k), k++;
+		if (t.old && t.mig - before > max_step)
+			max_step = t.mig - before;
+		steps++;
+	}
+	CHECK(max_step <= OA_MIGRATE_SLOTS);
+	/* Done in time: the new table is not yet 3/4 full when the old one empties. */
+	CHECK((uint64_t)t.nused * 4 <= (uint64_t)t.nslots * 3);
+	CHECK(steps <= old_slots / (OA_MIGRATE_SLOTS / 2));
+	check_all(&t);
+	oa_clear(&t);
+	CHECK_EQ(t.nused, 0);
+	memset(ref, 0, sizeof(ref));
+	check_all(&t);
+	oa_fini(&t);
+}
+
+int main(void)
+{
+	test_random_ops_across_growths();
+	test_growth_is_incremental();
+	return check_report("test_oa_table");
+}
