@@ -49,7 +49,11 @@ void test_concat_timer(void)
 	h.set.concat_us = 0;
 }
 
-/* Packets the kernel sent into a subinterface go down their VC on the next service pass. */
+/*
+ * Packets the kernel sent into a subinterface go down their VC on the next
+ * service pass; each one makes the port's wake descriptor readable, so a
+ * sleeping worker gets to them.
+ */
 void test_host_ring(void)
 {
 	struct port *atm = &h.dp.ports[H_ATM];
@@ -57,12 +61,16 @@ void test_host_ring(void)
 	struct vc_counters m = h_vc(VC_MP_MUX);
 	uint8_t ip[100], ip6[60] = {0x60, 0, 0, 0, 0, 20};
 	unsigned pos = 0;
+	int wfd = port_cellpw_ops.wake_fd(atm->queues[0]);
+	uint64_t v = 0;
 
 	h_ip4(ip, sizeof(ip), IP(10, 1, 0, 1), IP(10, 1, 0, 2), 64, 13);
+	CHECK(wfd >= 0 && read(wfd, &v, sizeof(v)) < 0);
 	CHECK(cellpw_host_tx(atm, VC_P2P, ip, sizeof(ip)));
 	CHECK(cellpw_host_tx(atm, VC_P2P, ip6, sizeof(ip6)));
 	CHECK(cellpw_host_tx(atm, VC_MP_MUX, ip, sizeof(ip)));
 	CHECK(cellpw_host_tx(atm, VC_MP_MUX, ip6, sizeof(ip6))); /* VC-mux IPv4: no place for v6 */
+	CHECK(read(wfd, &v, sizeof(v)) == sizeof(v) && v == 4);
 	h_take(&tx);
 	CHECK_EQ(tx.nframes, 0);
 	cellpw_service(h.c, cellpw_vcset_current(h.c), true);

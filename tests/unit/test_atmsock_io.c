@@ -7,7 +7,9 @@
  * worker receives (the synthetic frames cellpw hands it too), what leaves
  * on each VC, ARP and InATMARP answered, every bad SDU counted under its
  * reason, the kernel shutting a VC's socket, the subinterface port (atmsub)
- * sending through atmsock and refusing frames under their drop reason.
+ * sending through atmsock and refusing frames under their drop reason, and
+ * what the worker's sleep depends on: the service op's deadline (the VC
+ * timers) and the wake descriptor the host ring writes.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -394,18 +396,56 @@ static void test_tx_limits(void)
 	CHECK_EQ(sent + disc(V_MUX, VC_DROP_TX_FULL), 300);
 }
 
-/* What the kernel sends into a subinterface reaches the VC on the next pass. */
+/*
+ * What the kernel sends into a subinterface reaches the VC on the next pass,
+ * and wakes a sleeping worker: the wake descriptor becomes readable.
+ */
 static void test_host_ring(void)
 {
 	struct pkt pk[BURST_MAX];
 	uint8_t ip[28], got[256];
+	int wfd = port_atmsock_ops.wake_fd((struct port_queue *)(void *)t.q);
+	uint64_t v;
 
 	ip4(ip);
+	CHECK(wfd >= 0);
+	CHECK(read(wfd, &v, sizeof(v)) < 0 && errno == EAGAIN);
 	CHECK(atm_host_tx(&t.ports[P_ATM], V_LLC, ip, sizeof(ip)));
 	CHECK(!atm_host_tx(&t.ports[P_ATM], 77, ip, sizeof(ip)));
+	CHECK(read(wfd, &v, sizeof(v)) == sizeof(v) && v == 1);
 	CHECK_EQ(rx(pk), 0);
 	CHECK(far_recv(V_LLC, got, sizeof(got)) == 36 && !memcmp(got + 8, ip, 28));
 	CHECK_EQ(t.q->aq.ctr.host_tx, 1);
+}
+
+/*
+ * The worker sleeps until the service op's deadline: with no timer running
+ * there is none; an InATMARP VC is due at its next request (RFC 2225 7),
+ * and the pass that finds it due sends it and names the next one. The
+ * adapter reassembles and atmsock sends no OAM: neither sets a deadline.
+ */
+static void test_deadline(void)
+{
+	struct port_queue *q = (struct port_queue *)(void *)t.q;
+	struct atm_vc *vc = &t.vcs[V_LLC];
+	uint64_t now = 5000000000ull, out = vc->ctr.inatmarp_out; /* 5 s */
+	uint8_t got[256];
+
+	vc->cfg.oam_enabled = true; /* configured, but no cell access */
+	CHECK_EQ(port_atmsock_ops.service(q, now, false), UINT64_MAX);
+	vc->cfg.inatmarp = true;
+	vc->cfg.inatmarp_interval_ms = 15000;
+	vc->inatmarp_next_ms = 5020;
+	now += 1000000; /* the timers run once a millisecond */
+	CHECK_EQ(port_atmsock_ops.service(q, now, false), 5020 * 1000000ull);
+	CHECK_EQ(vc->ctr.inatmarp_out, out);
+	CHECK_EQ(port_atmsock_ops.service(q, 5020 * 1000000ull, false), 20020 * 1000000ull);
+	CHECK_EQ(vc->ctr.inatmarp_out, out + 1);
+	CHECK(far_recv(V_LLC, got, sizeof(got)) == 8 + INATMARP_LEN);
+	CHECK_EQ(vc->ctr.lb_sent, 0);
+	vc->cfg.inatmarp = false;
+	vc->cfg.oam_enabled = false;
+	CHECK_EQ(port_atmsock_ops.service(q, 5021 * 1000000ull, false), UINT64_MAX);
 }
 
 /* A VC not in the published set is not read; the kernel shutting a socket takes the VC down. */
@@ -457,6 +497,7 @@ int main(void)
 	test_tx();
 	test_tx_limits();
 	test_host_ring();
+	test_deadline();
 	test_vcset_and_lost();
 	teardown();
 	return check_report("test_atmsock_io");
