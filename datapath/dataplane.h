@@ -69,6 +69,14 @@ void dp_workers_stop(struct dataplane *dp);
 int dp_workers_create(struct dataplane *dp, const int *cpus, unsigned n);
 unsigned dp_worker_poll(struct dataplane *dp, unsigned w);
 
+/*
+ * When worker `w`'s next pass is due even with nothing received, as its
+ * last pass found (CLOCK_MONOTONIC ns; UINT64_MAX: none): the earliest of
+ * its drivers' deadlines and the hold queue's. For tests, from the thread
+ * that drives the worker.
+ */
+uint64_t dp_worker_deadline(const struct dataplane *dp, unsigned w);
+
 /* Packets worker `w` holds while ARP resolves (in flight for the accounting rule). */
 unsigned dp_worker_held(const struct dataplane *dp, unsigned w);
 

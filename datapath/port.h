@@ -36,17 +36,53 @@ struct port_ops {
 	void (*rx_release)(struct port_queue *q);
 
 	/*
-	 * Copy frames into TX slots. Returns how many were accepted; the rest
-	 * found the ring full and are the caller's to count as dropped. A
-	 * driver without tx_offload ignores the pkt offload fields.
+	 * Copy frames into TX slots, in order. Returns how many were accepted:
+	 * it stops at the first frame that finds the ring full, or that it
+	 * refuses for a reason of that frame alone (tx_refused says which);
+	 * what is left is the caller's to count. A driver without tx_offload
+	 * ignores the pkt offload fields.
 	 */
 	unsigned (*tx_burst)(struct port_queue *q, struct pkt *const *pkts, unsigned n);
+
+	/*
+	 * Optional: tx_burst just stopped at `p`. A drop reason (enum
+	 * drop_reason, stats.h) when it refused that frame alone (too long, no
+	 * VC, ...): the caller counts it so and goes on with the next frame;
+	 * -1 when the ring is full, so are the frames after it. Without this
+	 * op a stop always means a full ring.
+	 */
+	int (*tx_refused)(struct port_queue *q, const struct pkt *p);
+
+	/*
+	 * Optional: asked before a frame is queued for this port, with its
+	 * destination MAC address already written: -1 if the port can send it,
+	 * else the drop reason (enum drop_reason), whose ICMP error the
+	 * worker sends back (an ATM subinterface whose VC is down or unknown).
+	 */
+	int (*tx_check)(struct port_queue *q, const struct pkt *p);
 
 	/* Hand everything queued by tx_burst to the kernel: one syscall per burst. */
 	int (*tx_flush)(struct port_queue *q);
 
-	/* A descriptor that becomes readable when RX has work (for idle sleep). */
+	/* A descriptor that becomes readable when RX has work (for idle sleep), or -1. */
 	int (*rx_fd)(const struct port_queue *q);
+
+	/*
+	 * Optional: once per worker pass, after every queue's RX and TX, the
+	 * driver's own work: timers, shaping, a partly filled carrier frame,
+	 * a TX flush the kernel left unfinished. `busy`: some queue of the
+	 * pass returned a full burst, so more is probably waiting. Returns the
+	 * monotonic time (ns) by which the driver needs the next pass even if
+	 * nothing arrives, UINT64_MAX for none: the worker sleeps no longer.
+	 */
+	uint64_t (*service)(struct port_queue *q, uint64_t now_ns, bool busy);
+
+	/*
+	 * Optional: an eventfd another thread writes when it hands this queue
+	 * work the worker would not otherwise wake for (the worker reads it),
+	 * or -1.
+	 */
+	int (*wake_fd)(const struct port_queue *q);
 
 	/*
 	 * Frames the kernel dropped because this queue's RX ring was full since

@@ -2,11 +2,12 @@
  * The "afpacket" port driver: Ethernet NICs through AF_PACKET rings.
  *
  * Per queue, two sockets:
- *  - RX: TPACKET_V3 ring. V3 packs frames of any size back to back into large
- *    blocks and hands a whole block over at once, so a burst costs one status
- *    read per block instead of one per frame. PACKET_IGNORE_OUTGOING hides what
- *    we (and the kernel) send on the port. With several queues the sockets join
- *    one PACKET_FANOUT_HASH group so each flow stays on one worker.
+ *  - RX: TPACKET_V2 ring of MTU-sized frames, each with its own status, so a
+ *    frame reaches the worker as soon as the kernel wrote it (see
+ *    port_afpacket.h for why not V3); frames too long for a ring frame come
+ *    through the socket queue. PACKET_IGNORE_OUTGOING hides what we (and the
+ *    kernel) send on the port. With several queues the sockets join one
+ *    PACKET_FANOUT_HASH group so each flow stays on one worker.
  *  - TX: TPACKET_V2 ring of fixed slots. tx_burst copies into slots, tx_flush
  *    kicks the kernel once. A separate socket with protocol 0 so the kernel never
  *    queues received frames to it.
@@ -68,40 +69,64 @@ static int afpacket_bind(struct port_queue *q, int fd, int ifindex, uint16_t pro
 	return 0;
 }
 
-static unsigned afpacket_rx_blocks(const struct port *p)
+/*
+ * Frame geometry for the port's MTU. The kernel puts the MAC header at
+ * TPACKET_ALIGN(TPACKET2_HDRLEN + 16) + reserve + virtio header - 14 and
+ * needs the whole frame after it; a VLAN tag it strips costs nothing here.
+ */
+static void afpacket_rx_geometry(struct port_queue *q, const struct port *p,
+                                 struct tpacket_req *req)
 {
-	uint64_t frame, blocks;
+	unsigned need = TPACKET_ALIGN(TPACKET2_HDRLEN + 16) + AFPACKET_RX_RESERVE +
+	                AFPACKET_VNET_HLEN + AFPACKET_VLAN_HLEN + p->mtu;
+	uint64_t frames =
+	    p->settings.rx_ring_frames ? p->settings.rx_ring_frames : AFPACKET_RX_FRAMES_DEF;
+	unsigned block = AFPACKET_RX_BLOCK_SIZE; /* > the largest frame: MTU <= 65535 */
 
-	if (p->settings.rx_ring_frames == 0)
-		return AFPACKET_RX_BLOCKS_DEF;
-	/* What an MTU-sized frame occupies in a V3 block, headers included. */
-	frame = TPACKET_ALIGN(TPACKET3_HDRLEN + AFPACKET_RX_RESERVE + 16 + AFPACKET_VNET_HLEN +
-	                      ETH_HLEN + AFPACKET_VLAN_HLEN + p->mtu);
-	blocks = ((uint64_t)p->settings.rx_ring_frames * frame + AFPACKET_RX_BLOCK_SIZE - 1) /
-	         AFPACKET_RX_BLOCK_SIZE;
-	if (blocks < AFPACKET_RX_BLOCKS_MIN)
-		return AFPACKET_RX_BLOCKS_MIN;
-	if (blocks > AFPACKET_RX_BLOCKS_MAX)
-		return AFPACKET_RX_BLOCKS_MAX;
-	return blocks;
+	q->rx_frame_size = TPACKET_ALIGN(need);
+	q->rx_frames_per_block = block / q->rx_frame_size;
+	q->rx_block_gap = block - q->rx_frames_per_block * q->rx_frame_size;
+	if (frames < AFPACKET_RX_FRAMES_MIN)
+		frames = AFPACKET_RX_FRAMES_MIN;
+	uint64_t blocks = (frames + q->rx_frames_per_block - 1) / q->rx_frames_per_block;
+	if (blocks * block > AFPACKET_RX_RING_MAX)
+		blocks = AFPACKET_RX_RING_MAX / block;
+	*req = (struct tpacket_req){
+	    .tp_block_size = block,
+	    .tp_block_nr = (unsigned)blocks,
+	    .tp_frame_size = q->rx_frame_size,
+	    .tp_frame_nr = (unsigned)blocks * q->rx_frames_per_block,
+	};
+	q->rx_nframes = req->tp_frame_nr;
+}
+
+/*
+ * Frames the ring cannot hold (GSO super-packets) also go to the socket's
+ * queue, up to its receive buffer; rx_burst reads them into rx_copy.
+ */
+static int afpacket_rx_copies(struct port_queue *q)
+{
+	int sz = AFPACKET_RX_COPY_RCVBUF;
+
+	q->rx_copy = malloc((size_t)AFPACKET_RX_COPY_BUFS * AFPACKET_RX_COPY_SIZE);
+	if (!q->rx_copy)
+		return afpacket_fail(q, "RX copy buffers", ENOMEM);
+	if (setsockopt(q->rx_fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz)) < 0 &&
+	    setsockopt(q->rx_fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz)) < 0)
+		log_debug("port %s: queue %u: RX receive buffer: %s", q->name, q->qid,
+		          strerror(errno));
+	return afpacket_setint(q, q->rx_fd, PACKET_COPY_THRESH, 1, "RX copy threshold");
 }
 
 /* The RX ring must exist before bind, so no frame lands in the plain socket queue. */
 static int afpacket_rx_ring(struct port_queue *q, const struct port *p)
 {
-	struct tpacket_req3 req = {
-	    .tp_block_size = AFPACKET_RX_BLOCK_SIZE,
-	    .tp_frame_size = AFPACKET_RX_FRAME_NOMINAL,
-	    .tp_retire_blk_tov = AFPACKET_RX_BLOCK_TOV_MS,
-	};
+	struct tpacket_req req;
 	void *map;
 	int err;
 
-	q->rx_nblocks = afpacket_rx_blocks(p);
-	req.tp_block_nr = q->rx_nblocks;
-	req.tp_frame_nr = q->rx_nblocks * (AFPACKET_RX_BLOCK_SIZE / AFPACKET_RX_FRAME_NOMINAL);
-
-	err = afpacket_setint(q, q->rx_fd, PACKET_VERSION, TPACKET_V3, "RX TPACKET_V3");
+	afpacket_rx_geometry(q, p, &req);
+	err = afpacket_setint(q, q->rx_fd, PACKET_VERSION, TPACKET_V2, "RX TPACKET_V2");
 	/* Like PACKET_RESERVE, only accepted before the ring exists. */
 	if (!err)
 		err = afpacket_setint(q, q->rx_fd, PACKET_VNET_HDR, 1, "RX virtio header");
@@ -110,7 +135,9 @@ static int afpacket_rx_ring(struct port_queue *q, const struct port *p)
 		    afpacket_setint(q, q->rx_fd, PACKET_RESERVE, AFPACKET_RX_RESERVE, "RX reserve");
 	if (!err)
 		err = afpacket_setsockopt(q, q->rx_fd, PACKET_RX_RING, &req, sizeof(req),
-		                          "TPACKET_V3 RX ring");
+		                          "TPACKET_V2 RX ring");
+	if (!err)
+		err = afpacket_rx_copies(q);
 	if (err)
 		return err;
 	q->rx_map_len = (size_t)req.tp_block_nr * req.tp_block_size;
@@ -118,6 +145,7 @@ static int afpacket_rx_ring(struct port_queue *q, const struct port *p)
 	if (map == MAP_FAILED)
 		return afpacket_fail(q, "RX ring mmap", errno);
 	q->rx_map = map;
+	q->rx_head = q->rx_rel = (struct afpacket_rx_pos){.frame = q->rx_map};
 	return 0;
 }
 
@@ -288,6 +316,7 @@ static void afpacket_queue_close(struct port_queue *q)
 		return;
 	if (q->rx_map)
 		munmap(q->rx_map, q->rx_map_len);
+	free(q->rx_copy);
 	if (q->tx_map)
 		munmap(q->tx_map, q->tx_map_len);
 	if (q->rx_fd >= 0)
@@ -328,9 +357,8 @@ static int afpacket_queue_open(struct port *p, unsigned qid, unsigned nqueues,
 		return err;
 	}
 	p->tx_offload = true;
-	log_debug("port %s: queue %u/%u: RX %u x %u KiB blocks, TX %u x %u B slots", p->name, qid,
-	          nqueues, q->rx_nblocks, AFPACKET_RX_BLOCK_SIZE >> 10, q->tx_nframes,
-	          q->tx_frame_size);
+	log_debug("port %s: queue %u/%u: RX %u x %u B frames, TX %u x %u B slots", p->name, qid,
+	          nqueues, q->rx_nframes, q->rx_frame_size, q->tx_nframes, q->tx_frame_size);
 	*out = q;
 	return 0;
 }
@@ -341,7 +369,9 @@ const struct port_ops port_afpacket_ops = {
     .rx_burst = afpacket_rx_burst,
     .rx_release = afpacket_rx_release,
     .tx_burst = afpacket_tx_burst,
+    .tx_refused = afpacket_tx_refused,
     .tx_flush = afpacket_tx_flush,
     .rx_fd = afpacket_rx_fd,
+    .service = afpacket_service,
     .queue_ring_drops = afpacket_queue_ring_drops,
 };

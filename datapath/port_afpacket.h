@@ -22,24 +22,28 @@
 #include "datapath/port.h"
 
 /*
- * RX block: 256 KiB holds four 64 KiB super-packets, ~170 MTU-sized frames or
- * ~1900 minimum-sized ones, so block hand-over cost is amortised well.
- * Default 64 blocks (16 MiB per queue): ~11k MTU frames, ~13 ms at 10 Gb/s,
- * enough to ride out a worker being preempted for a few scheduler ticks.
+ * RX ring: TPACKET_V2, fixed frames each sized for the port's MTU. Every
+ * frame has its own status word, so the worker sees a frame as soon as the
+ * kernel has written it, and poll() wakes on every frame. (TPACKET_V3 packs
+ * frames into blocks that reach user space only when full or when a timer of
+ * at least 1 ms retires them: ~1 ms added to every lone packet, measured in
+ * BENCHMARKS.md.) A frame longer than a ring frame (a GSO super-packet of up
+ * to 64 KiB) is queued whole on the socket as well (PACKET_COPY_THRESH): its
+ * ring frame, marked TP_STATUS_COPY, stands for it in order, and rx_burst
+ * reads it with one recv() into one of a few big buffers.
+ * Frames are grouped into 128 KiB blocks (the kernel allocates a block as one
+ * power-of-two run of pages). Default 32768 frames: ~53 MiB per queue at MTU
+ * 1500, ~40 ms of minimum-size frames at 800 kpps, enough to ride out a
+ * worker kept from its CPU for a few scheduler ticks.
  */
-#define AFPACKET_RX_BLOCK_SIZE (256u << 10)
-#define AFPACKET_RX_BLOCKS_DEF 64u
-#define AFPACKET_RX_BLOCKS_MIN 8u
-#define AFPACKET_RX_BLOCKS_MAX 1024u
-/* V3 ignores the frame size except for a consistency check on tp_frame_nr. */
-#define AFPACKET_RX_FRAME_NOMINAL 2048u
-/*
- * A partly filled block reaches us only when it retires; 1 ms bounds the added
- * latency under light load (kernels that use a jiffy timer round it up). Each
- * retirement spends a whole block however few frames it holds, so at low
- * rates the ring's depth is its block count, hence a floor of 8 blocks.
- */
-#define AFPACKET_RX_BLOCK_TOV_MS 1u
+#define AFPACKET_RX_BLOCK_SIZE (128u << 10)
+#define AFPACKET_RX_FRAMES_DEF 32768u
+#define AFPACKET_RX_FRAMES_MIN 256u
+#define AFPACKET_RX_RING_MAX   (256u << 20) /* bytes per queue */
+/* Super-packets read per burst, and the socket buffer their copies wait in. */
+#define AFPACKET_RX_COPY_BUFS   8u
+#define AFPACKET_RX_COPY_SIZE   (68u << 10) /* reserve, vnet header, Ethernet, VLAN, 64 KiB IP */
+#define AFPACKET_RX_COPY_RCVBUF (8u << 20)
 /* Headroom before each frame: room to put back a VLAN tag the kernel stripped. */
 #define AFPACKET_RX_RESERVE 16u
 
@@ -61,6 +65,8 @@
 #define AFPACKET_TX_FRAMES_DEF 255u
 #define AFPACKET_TX_FRAMES_MAX 4096u
 #define AFPACKET_TX_BLOCK_MAX  (1u << 20)
+/* How soon an unfinished TX flush is retried when nothing else wakes the worker. */
+#define AFPACKET_TX_RETRY_NS 50000u
 /* Without PACKET_TX_HAS_OFF the kernel reads the data right after the header. */
 #define AFPACKET_TX_DATA_OFF TPACKET_ALIGN(sizeof(struct tpacket2_hdr))
 
@@ -75,17 +81,26 @@ _Static_assert(PKT_GSO_TCP4 == VIRTIO_NET_HDR_GSO_TCPV4 &&
                    PKT_GSO_ECN == VIRTIO_NET_HDR_GSO_ECN,
                "enum pkt_gso follows virtio_net_hdr.gso_type");
 
+/* A place in the RX ring: frame index, its slot in its block, its address. */
+struct afpacket_rx_pos {
+	unsigned idx, slot;
+	uint8_t *frame;
+};
+
 struct port_queue {
 	/* RX: touched every burst. */
 	int rx_fd;
 	uint16_t port_id;
 	uint8_t *rx_map;
-	unsigned rx_nblocks;
-	unsigned rx_cur;   /* block being read, or the next one to open */
-	unsigned rx_left;  /* frames still unread in rx_cur (0: not open) */
-	uint8_t *rx_frame; /* next unread frame in rx_cur */
-	unsigned rx_rel;   /* oldest block read to the end but not released */
-	unsigned rx_done;  /* how many such blocks, from rx_rel on */
+	unsigned rx_nframes;
+	unsigned rx_frame_size;
+	unsigned rx_frames_per_block;
+	unsigned rx_block_gap;          /* bytes at the end of a block that hold no frame */
+	struct afpacket_rx_pos rx_head; /* next frame to read */
+	struct afpacket_rx_pos rx_rel;  /* oldest frame read but not yet released */
+	unsigned rx_taken;              /* frames from rx_rel up to rx_head */
+	unsigned rx_copy_used;          /* copy buffers holding frames of this burst */
+	uint8_t *rx_copy;               /* AFPACKET_RX_COPY_BUFS x AFPACKET_RX_COPY_SIZE */
 
 	/* TX */
 	int tx_fd;
@@ -112,8 +127,10 @@ int afpacket_fail(const struct port_queue *q, const char *what, int err);
 unsigned afpacket_rx_burst(struct port_queue *q, struct pkt *pkts, unsigned max);
 void afpacket_rx_release(struct port_queue *q);
 unsigned afpacket_tx_burst(struct port_queue *q, struct pkt *const *pkts, unsigned n);
+int afpacket_tx_refused(struct port_queue *q, const struct pkt *pk);
 int afpacket_tx_flush(struct port_queue *q);
 int afpacket_rx_fd(const struct port_queue *q);
+uint64_t afpacket_service(struct port_queue *q, uint64_t now_ns, bool busy);
 int afpacket_queue_ring_drops(struct port_queue *q, uint64_t *drops);
 
 #endif

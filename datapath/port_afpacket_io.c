@@ -1,31 +1,17 @@
-/* The afpacket driver's hot path: reading RX blocks, filling TX slots, kicking the kernel. */
+/* The afpacket driver's hot path: reading RX frames, filling TX slots, kicking the kernel. */
 #include "datapath/port_afpacket.h"
+#include "datapath/stats.h"
 
-static inline struct tpacket_block_desc *afpacket_block(const struct port_queue *q, unsigned i)
+static inline void afpacket_rx_next(const struct port_queue *q, struct afpacket_rx_pos *p)
 {
-	return (struct tpacket_block_desc *)(q->rx_map + (size_t)i * AFPACKET_RX_BLOCK_SIZE);
-}
-
-/* Opens rx_cur if the kernel has retired it to us; false if nothing to read. */
-static bool afpacket_rx_open_block(struct port_queue *q)
-{
-	struct tpacket_block_desc *bd;
-
-	for (;;) {
-		/* rx_cur is then a block we still hold: the ring has wrapped onto it. */
-		if (q->rx_done >= q->rx_nblocks)
-			return false;
-		bd = afpacket_block(q, q->rx_cur);
-		if (!(__atomic_load_n(&bd->hdr.bh1.block_status, __ATOMIC_ACQUIRE) &
-		      TP_STATUS_USER))
-			return false;
-		if (bd->hdr.bh1.num_pkts) {
-			q->rx_left = bd->hdr.bh1.num_pkts;
-			q->rx_frame = (uint8_t *)bd + bd->hdr.bh1.offset_to_first_pkt;
-			return true;
-		}
-		q->rx_done++;
-		q->rx_cur = (q->rx_cur + 1) % q->rx_nblocks;
+	if (++p->idx == q->rx_nframes) {
+		*p = (struct afpacket_rx_pos){.frame = q->rx_map};
+	} else if (++p->slot == q->rx_frames_per_block) {
+		/* Blocks follow each other in the mapping; each ends with a gap under a frame. */
+		p->slot = 0;
+		p->frame += q->rx_frame_size + q->rx_block_gap;
+	} else {
+		p->frame += q->rx_frame_size;
 	}
 }
 
@@ -33,35 +19,35 @@ static bool afpacket_rx_open_block(struct port_queue *q)
  * The kernel moves a VLAN tag into tp_vlan_tci, also for software-tagged
  * frames. Putting it back keeps a tagged frame from passing for an untagged
  * one; the IP layer then sees the 802.1Q ethertype and drops it, counted.
- * PACKET_RESERVE guarantees the 4 bytes of headroom.
+ * PACKET_RESERVE (and the copy buffers' own headroom) guarantees the 4 bytes.
  */
-static inline void afpacket_vlan_restore(struct pkt *pk, const struct tpacket3_hdr *h)
+static inline void afpacket_vlan_restore(struct pkt *pk, const struct tpacket2_hdr *h, uint32_t st)
 {
-	uint16_t tpid =
-	    (h->tp_status & TP_STATUS_VLAN_TPID_VALID) ? h->hv1.tp_vlan_tpid : ETH_P_8021Q;
+	uint16_t tpid = (st & TP_STATUS_VLAN_TPID_VALID) ? h->tp_vlan_tpid : ETH_P_8021Q;
 
 	pk->data -= AFPACKET_VLAN_HLEN;
 	memmove(pk->data, pk->data + AFPACKET_VLAN_HLEN, 2 * ETH_ALEN);
 	pk->data[12] = tpid >> 8;
 	pk->data[13] = tpid & 0xff;
-	pk->data[14] = h->hv1.tp_vlan_tci >> 8;
-	pk->data[15] = h->hv1.tp_vlan_tci & 0xff;
+	pk->data[14] = h->tp_vlan_tci >> 8;
+	pk->data[15] = h->tp_vlan_tci & 0xff;
 	pk->len += AFPACKET_VLAN_HLEN;
 	if (pk->csum_partial)
 		pk->csum_start += AFPACKET_VLAN_HLEN;
 }
 
 /*
- * tpacket_rcv writes the virtio header right before the MAC header, in host
- * byte order (legacy virtio), unless the frame was truncated to fit the block.
+ * The virtio header right before the MAC header, in host byte order (legacy
+ * virtio): tpacket_rcv writes it there in the ring, recv() puts it first.
  * NEEDS_CSUM is what TP_STATUS_CSUMNOTREADY says, plus where the sum goes.
+ * `whole` is false for a frame cut short, whose offload fields mean nothing.
  */
-static inline void afpacket_vnet_rx(struct pkt *pk, const struct tpacket3_hdr *h)
+static inline void afpacket_vnet_rx(struct pkt *pk, bool whole)
 {
 	const struct virtio_net_hdr *vh =
 	    (const struct virtio_net_hdr *)(pk->data - AFPACKET_VNET_HLEN);
 
-	if (h->tp_snaplen < h->tp_len) {
+	if (!whole) {
 		pk->csum_partial = 0;
 		pk->gso_type = PKT_GSO_NONE;
 		pk->gso_size = pk->csum_start = pk->csum_offset = 0;
@@ -82,54 +68,93 @@ static const uint8_t afpacket_l2_class[] = {
 };
 
 /*
- * A frame truncated by the ring (tp_snaplen < tp_len, only for frames larger
- * than a block) is still delivered with len = tp_snaplen: the IP layer's
- * total-length check drops and counts it.
+ * A frame the ring could only hold cut short (TP_STATUS_COPY): the whole of
+ * it waits on the socket queue, in ring order, virtio header first. Read it
+ * into the next copy buffer. An error left on the socket (ENETDOWN after a
+ * link flap) is returned once before the data. Returns false, with nothing
+ * read, if the copy is missing; the ring's shortened frame then stands in.
+ */
+static bool afpacket_rx_copy(struct port_queue *q, struct pkt *pk)
+{
+	uint8_t *buf = q->rx_copy + (size_t)q->rx_copy_used * AFPACKET_RX_COPY_SIZE;
+	size_t room = AFPACKET_RX_COPY_SIZE - AFPACKET_RX_RESERVE;
+	ssize_t n = -1;
+
+	for (int tries = 0; tries < 2 && n < 0; tries++)
+		n = recv(q->rx_fd, buf + AFPACKET_RX_RESERVE, room, MSG_DONTWAIT | MSG_TRUNC);
+	if (n < (ssize_t)AFPACKET_VNET_HLEN + ETH_HLEN)
+		return false;
+	q->rx_copy_used++;
+	pk->data = buf + AFPACKET_RX_RESERVE + AFPACKET_VNET_HLEN;
+	/* Longer than a copy buffer (a MTU above 64 KiB): cut short, the IP layer drops it. */
+	pk->len = (size_t)n > room ? (uint32_t)(room - AFPACKET_VNET_HLEN)
+	                           : (uint32_t)(n - AFPACKET_VNET_HLEN);
+	afpacket_vnet_rx(pk, (size_t)n <= room);
+	return true;
+}
+
+/* The frame at rx_head as a pkt; false if it is not ours to deliver (an outgoing copy). */
+static bool afpacket_rx_frame(struct port_queue *q, const struct tpacket2_hdr *h, uint32_t st,
+                              struct pkt *pk)
+{
+	const struct sockaddr_ll *sll =
+	    (const struct sockaddr_ll *)((const uint8_t *)h + TPACKET_ALIGN(sizeof(*h)));
+	bool copied = (st & TP_STATUS_COPY) && afpacket_rx_copy(q, pk);
+
+	/* Outgoing/looped-back copies, should PACKET_IGNORE_OUTGOING miss any. */
+	if (sll->sll_pkttype > PACKET_OTHERHOST)
+		return false;
+	if (!copied) {
+		pk->data = (uint8_t *)h + h->tp_mac;
+		pk->len = h->tp_snaplen;
+		afpacket_vnet_rx(pk, h->tp_snaplen == h->tp_len);
+	}
+	pk->in_port = q->port_id;
+	pk->l2_class = afpacket_l2_class[sll->sll_pkttype];
+	pk->vc = 0; /* not an ATM port */
+	/* After the virtio header is read: the VLAN headroom overlaps it. */
+	if (st & TP_STATUS_VLAN_VALID)
+		afpacket_vlan_restore(pk, h, st);
+	return true;
+}
+
+/*
+ * Frames in ring order, each as soon as the kernel has set its status. A
+ * frame truncated by the ring whose whole copy is missing (the socket's
+ * receive buffer was full) is delivered with len = tp_snaplen: the IP
+ * layer's total-length check drops and counts it. The burst stops early when
+ * the copy buffers are all in use; the rest waits for the next one.
  */
 unsigned afpacket_rx_burst(struct port_queue *q, struct pkt *pkts, unsigned max)
 {
 	unsigned n = 0;
 
 	while (n < max) {
-		const struct tpacket3_hdr *h;
-		const struct sockaddr_ll *sll;
-		struct pkt *pk;
+		const struct tpacket2_hdr *h = (const struct tpacket2_hdr *)q->rx_head.frame;
+		uint32_t st = __atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE);
 
-		if (q->rx_left == 0 && !afpacket_rx_open_block(q))
+		if (!(st & TP_STATUS_USER) ||
+		    ((st & TP_STATUS_COPY) && q->rx_copy_used == AFPACKET_RX_COPY_BUFS) ||
+		    q->rx_taken == q->rx_nframes)
 			break;
-		h = (const struct tpacket3_hdr *)q->rx_frame;
-		sll = (const struct sockaddr_ll *)(q->rx_frame + TPACKET_ALIGN(sizeof(*h)));
-		if (--q->rx_left) {
-			q->rx_frame += h->tp_next_offset;
-		} else {
-			q->rx_done++;
-			q->rx_cur = (q->rx_cur + 1) % q->rx_nblocks;
-		}
-		/* Outgoing/looped-back copies, should PACKET_IGNORE_OUTGOING miss any. */
-		if (sll->sll_pkttype > PACKET_OTHERHOST)
-			continue;
-		pk = &pkts[n++];
-		pk->data = (uint8_t *)h + h->tp_mac;
-		pk->len = h->tp_snaplen;
-		pk->in_port = q->port_id;
-		pk->l2_class = afpacket_l2_class[sll->sll_pkttype];
-		pk->vc = 0; /* not an ATM port */
-		/* Before a VLAN restore, whose headroom overlaps the header. */
-		afpacket_vnet_rx(pk, h);
-		if (h->tp_status & TP_STATUS_VLAN_VALID)
-			afpacket_vlan_restore(pk, h);
+		afpacket_rx_next(q, &q->rx_head);
+		q->rx_taken++;
+		if (afpacket_rx_frame(q, h, st, &pkts[n]))
+			n++;
 	}
 	return n;
 }
 
 void afpacket_rx_release(struct port_queue *q)
 {
-	for (; q->rx_done; q->rx_done--) {
+	for (; q->rx_taken; q->rx_taken--) {
+		struct tpacket2_hdr *h = (struct tpacket2_hdr *)q->rx_rel.frame;
+
 		/* Release: our reads and in-place rewrites complete before the kernel refills. */
-		__atomic_store_n(&afpacket_block(q, q->rx_rel)->hdr.bh1.block_status,
-		                 TP_STATUS_KERNEL, __ATOMIC_RELEASE);
-		q->rx_rel = (q->rx_rel + 1) % q->rx_nblocks;
+		__atomic_store_n(&h->tp_status, TP_STATUS_KERNEL, __ATOMIC_RELEASE);
+		afpacket_rx_next(q, &q->rx_rel);
 	}
+	q->rx_copy_used = 0;
 }
 
 /*
@@ -155,11 +180,10 @@ static inline void afpacket_vnet_tx(uint8_t *slot, const struct pkt *pk)
 
 /*
  * Accepts a prefix of pkts: it stops at the first frame that finds the ring
- * full or is too long: longer than tx_max_len (MTU + Ethernet header + one
- * VLAN tag; the IP layer never sends more) or, for a GSO super-packet whose
- * segments the IP layer sized, than a slot. The caller counts the rest as
- * dropped. Slots are filled strictly in order because the kernel walks them
- * in order.
+ * full or is too long (afpacket_tx_refused): longer than tx_max_len (MTU +
+ * Ethernet header + one VLAN tag) or, for a GSO super-packet whose segments
+ * the IP layer sized, than a slot. Slots are filled strictly in order
+ * because the kernel walks them in order.
  */
 unsigned afpacket_tx_burst(struct port_queue *q, struct pkt *const *pkts, unsigned n)
 {
@@ -187,6 +211,19 @@ unsigned afpacket_tx_burst(struct port_queue *q, struct pkt *const *pkts, unsign
 }
 
 /*
+ * The only frame tx_burst refuses alone is one longer than the port takes:
+ * the worker trims frames to their datagram and sends nothing above the
+ * MTU, so this is a safety net, counted as mtu-exceeded; the frames after it
+ * are still sent.
+ */
+int afpacket_tx_refused(struct port_queue *q, const struct pkt *pk)
+{
+	unsigned max = pk->gso_type == PKT_GSO_NONE ? q->tx_max_len : q->tx_gso_max_len;
+
+	return pk->len > max ? DROP_MTU_EXCEEDED : -1;
+}
+
+/*
  * 0, or a negative errno without logging (datapath): -EAGAIN/-ENOBUFS mean the
  * device or qdisc was busy; what the kernel did not take stays queued and the
  * next tx_flush retries it, even with nothing new queued.
@@ -210,6 +247,20 @@ int afpacket_tx_flush(struct port_queue *q)
 }
 
 /*
+ * A flush the kernel left unfinished (its send buffer was full) is retried
+ * every pass and, with nothing arriving, after AFPACKET_TX_RETRY_NS: the
+ * frames then still leave, not only when the next frame for the port does.
+ */
+uint64_t afpacket_service(struct port_queue *q, uint64_t now_ns, bool busy)
+{
+	(void)busy;
+	if (!q->tx_pending)
+		return UINT64_MAX;
+	afpacket_tx_flush(q);
+	return q->tx_pending ? now_ns + AFPACKET_TX_RETRY_NS : UINT64_MAX;
+}
+
+/*
  * Poll it for POLLIN. When the port goes down the kernel sets ENETDOWN on the
  * socket: poll() then reports POLLERR until it is read with
  * getsockopt(SO_ERROR); RX resumes by itself when the port is up again.
@@ -221,7 +272,7 @@ int afpacket_rx_fd(const struct port_queue *q)
 
 int afpacket_queue_ring_drops(struct port_queue *q, uint64_t *drops)
 {
-	struct tpacket_stats_v3 st;
+	struct tpacket_stats st;
 	socklen_t len = sizeof(st);
 
 	if (getsockopt(q->rx_fd, SOL_PACKET, PACKET_STATISTICS, &st, &len) < 0)

@@ -7,6 +7,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include "datapath/port_atm.h"
 
@@ -45,6 +47,10 @@ int atm_portq_init(struct atm_portq *q, struct port *p, const struct atm_portq_o
 	q->ops = ops;
 	q->vcs = vcs;
 	q->ip4_of_subif = ip4_of_subif;
+	q->timers_next_ms = UINT64_MAX;
+	q->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (q->wake_fd < 0)
+		return -errno;
 	q->host = calloc(1, sizeof(*q->host));
 	q->events = calloc(1, sizeof(*q->events));
 	return q->host && q->events ? 0 : -ENOMEM;
@@ -55,9 +61,12 @@ void atm_portq_fini(struct atm_portq *q)
 	free(q->vcset);
 	free(q->host);
 	free(q->events);
+	if (q->wake_fd >= 0)
+		close(q->wake_fd);
 	q->vcset = NULL;
 	q->host = NULL;
 	q->events = NULL;
+	q->wake_fd = -1;
 }
 
 struct atm_portq *atm_portq_of(struct port *p)
@@ -168,6 +177,15 @@ bool atm_host_tx(struct port *atm_port, uint16_t vc, const uint8_t *ip, size_t l
 	s->len = (uint16_t)len;
 	memcpy(s->data, ip, len);
 	__atomic_store_n(&r->head, head + 1, __ATOMIC_RELEASE);
+	/*
+	 * The worker may be asleep: wake it. Every time, not only when the ring
+	 * was empty, so no push can fall between its last look and its sleep.
+	 * The host path carries the router's own traffic; the write per packet
+	 * is the control thread's, never the worker's.
+	 */
+	uint64_t one = 1;
+	ssize_t w = write(q->wake_fd, &one, sizeof(one));
+	(void)w; /* fails only with the counter at its maximum: readable already */
 	return true;
 }
 
@@ -242,8 +260,8 @@ void atm_frame(const struct atm_portq *q, uint16_t vc_id, uint8_t *l3, uint32_t 
 	                    .vc = vc_id};
 }
 
-void atm_vc_send_eth(struct atm_portq *q, uint16_t vc_id, const uint8_t *dst, uint16_t type,
-                     const uint8_t *l3, size_t len)
+int atm_vc_send_eth(struct atm_portq *q, uint16_t vc_id, const uint8_t *dst, uint16_t type,
+                    const uint8_t *l3, size_t len)
 {
 	struct atm_vc *vc = &q->vcs[vc_id];
 	uint8_t hdr[ATM_ENCAP_HDR_MAX];
@@ -253,11 +271,11 @@ void atm_vc_send_eth(struct atm_portq *q, uint16_t vc_id, const uint8_t *dst, ui
 	memcpy(hdr + h + 6, q->port->mac, 6);
 	hdr[h + 12] = (uint8_t)(type >> 8);
 	hdr[h + 13] = (uint8_t)type;
-	q->ops->vc_send(q, vc_id, hdr, h + RFC2684_ETH_LEN, l3, len);
+	return q->ops->vc_send(q, vc_id, hdr, h + RFC2684_ETH_LEN, l3, len);
 }
 
-void atm_vc_send_l3(struct atm_portq *q, uint16_t vc_id, uint16_t type, const uint8_t *l3,
-                    size_t len)
+int atm_vc_send_l3(struct atm_portq *q, uint16_t vc_id, uint16_t type, const uint8_t *l3,
+                   size_t len)
 {
 	static const uint8_t bcast[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
 	struct atm_vc *vc = &q->vcs[vc_id];
@@ -267,21 +285,35 @@ void atm_vc_send_l3(struct atm_portq *q, uint16_t vc_id, uint16_t type, const ui
 	case VC_ENCAP_LLC_SNAP:
 		if (!(llc = rfc2684_llc_header(type))) {
 			vc_discard(vc, VC_DROP_UNKNOWN_LLC);
-			return;
+			return VC_DROP_UNKNOWN_LLC;
 		}
-		q->ops->vc_send(q, vc_id, llc, RFC2684_LLC_LEN, l3, len);
-		return;
+		return q->ops->vc_send(q, vc_id, llc, RFC2684_LLC_LEN, l3, len);
 	case VC_ENCAP_VCMUX_IPV4:
 		if (type != 0x0800) {
 			vc_discard(vc, VC_DROP_UNKNOWN_LLC); /* VC-mux IPv4 carries IPv4 only */
-			return;
+			return VC_DROP_UNKNOWN_LLC;
 		}
-		q->ops->vc_send(q, vc_id, NULL, 0, l3, len);
-		return;
+		return q->ops->vc_send(q, vc_id, NULL, 0, l3, len);
 	default:
 		/* Until the far end's MAC is known (its first frame), to everyone on the VC. */
-		atm_vc_send_eth(q, vc_id, vc->peer_mac_known ? vc->peer_mac : bcast, type, l3, len);
-		return;
+		return atm_vc_send_eth(q, vc_id, vc->peer_mac_known ? vc->peer_mac : bcast, type,
+		                       l3, len);
+	}
+}
+
+int atm_tx_drop(int vc_reason)
+{
+	switch (vc_reason) {
+	case VC_DROP_VC_DOWN:
+		return DROP_LINK_DOWN;
+	case VC_DROP_TOO_BIG:
+		return DROP_MTU_EXCEEDED;
+	case VC_DROP_QUEUE_FULL:
+	case VC_DROP_TX_FULL:
+		return DROP_TX_FULL;
+	default:
+		/* VC_DROP_UNKNOWN_LLC: the VC carries no such protocol. */
+		return DROP_NO_ROUTE;
 	}
 }
 

@@ -16,7 +16,11 @@
  *    (struct atm_vc), the port's own in struct atm_port_counters;
  *  - the VCs a port serves are a struct atm_vcset the control thread
  *    publishes by pointer for runtime PVC add/delete (see atm_vcset);
- *  - the kernel's packets for a VC come through the host ring.
+ *  - the kernel's packets for a VC come through the host ring;
+ *  - the worker may sleep between passes (worker.c): each driver's service
+ *    op runs the host ring and the VC timers once per pass and reports when
+ *    the timers are next due (atm_timers_service), and its wake_fd op gives
+ *    the eventfd atm_host_tx writes, so neither waits for the next frame.
  *
  * A driver's queue starts with a struct atm_portq; the driver fills in its
  * ops (how an SDU and an OAM cell leave). Every queue of an ATM port is
@@ -89,11 +93,12 @@ struct atm_portq;
 struct atm_portq_ops {
 	/*
 	 * Queue one SDU, prefix || sdu (the RFC 2684 header, then the packet),
-	 * on VC vc: counted in its counters when accepted, under a discard
-	 * reason when not.
+	 * on VC vc: counted in its counters when accepted (returns -1), under
+	 * a discard reason when not (returns it, enum vc_drop_reason), so a
+	 * subinterface can drop the frame under its own reason (atm_tx_drop).
 	 */
-	void (*vc_send)(struct atm_portq *q, uint16_t vc, const uint8_t *prefix, size_t prefix_len,
-	                const uint8_t *sdu, size_t len);
+	int (*vc_send)(struct atm_portq *q, uint16_t vc, const uint8_t *prefix, size_t prefix_len,
+	               const uint8_t *sdu, size_t len);
 	/* One F5 OAM cell (48-octet payload); NULL when the adapter gives no cell access. */
 	void (*oam_send)(struct atm_portq *q, uint16_t vc, const uint8_t payload[48], bool e2e);
 	/* The end of a subinterface's TX burst: hand what vc_send queued to the adapter. */
@@ -108,9 +113,12 @@ struct atm_portq {
 	struct atm_port_counters ctr;
 	struct atm_vcset *vcset;   /* published by the control thread, see atm_vcset */
 	struct host_ring *host;    /* control -> worker */
+	int wake_fd;               /* eventfd: the control thread filled the host ring */
 	struct event_ring *events; /* worker -> control: VC state, peers, ping results */
-	uint64_t now_us;           /* CLOCK_MONOTONIC, set by the driver once per burst */
-	uint64_t service_ms;       /* last millisecond the VC timers ran */
+	/* CLOCK_MONOTONIC: an RX burst's, a subinterface TX burst's or the worker pass's. */
+	uint64_t now_us;
+	uint64_t service_ms;     /* last millisecond the VC timers ran */
+	uint64_t timers_next_ms; /* the VC timers' earliest deadline, as of their last run */
 };
 
 /* The worker's view for one burst. */
@@ -145,7 +153,10 @@ struct atm_vcset *atm_vcset_swap(struct atm_portq *q, struct atm_vcset *next);
 /* A VC slot starts over: runtime state and counters zero, oper up, no buffers. */
 void atm_vc_reset(struct atm_vc *vc);
 void atm_vc_release(struct atm_vc *vc);
-/* Enqueue a packet the kernel sent into a subinterface; false if the ring is full. */
+/*
+ * Enqueue a packet the kernel sent into a subinterface; false if the ring is
+ * full. Wakes the worker (wake_fd): it may be asleep until its next timer.
+ */
 bool atm_host_tx(struct port *atm_port, uint16_t vc, const uint8_t *ip, size_t len);
 
 /* port_atm.c: the worker's per-SDU and per-packet work. */
@@ -164,15 +175,29 @@ void atm_frame(const struct atm_portq *q, uint16_t vc_id, uint8_t *l3, uint32_t 
                uint16_t ethertype, struct pkt *pkt);
 /*
  * Send an IP packet (or, bridged, an ARP payload) of EtherType `type` on VC
- * vc_id with its encapsulation. VC-mux routed carries IPv4 only.
+ * vc_id with its encapsulation. VC-mux routed carries IPv4 only. -1 when
+ * accepted, else the VC's discard reason (counted), as ops->vc_send.
  */
-void atm_vc_send_l3(struct atm_portq *q, uint16_t vc_id, uint16_t type, const uint8_t *l3,
-                    size_t len);
-/* Bridged VC: one Ethernet frame to dst (the caller's EtherType and payload). */
-void atm_vc_send_eth(struct atm_portq *q, uint16_t vc_id, const uint8_t *dst, uint16_t type,
-                     const uint8_t *l3, size_t len);
+int atm_vc_send_l3(struct atm_portq *q, uint16_t vc_id, uint16_t type, const uint8_t *l3,
+                   size_t len);
+/* Bridged VC: one Ethernet frame to dst (the caller's EtherType and payload); as above. */
+int atm_vc_send_eth(struct atm_portq *q, uint16_t vc_id, const uint8_t *dst, uint16_t type,
+                    const uint8_t *l3, size_t len);
+/*
+ * What a VC's refusal of a forwarded frame means for the frame's own
+ * accounting (stats.h): the drop reason (enum drop_reason) of the port it
+ * came in on. VC down: link-down; too big: mtu-exceeded; shaping queue or
+ * adapter full: tx-full; a protocol the VC does not carry: no-route.
+ */
+int atm_tx_drop(int vc_reason);
 /* The kernel's packets waiting in the host ring. */
 void atm_host_ring_run(struct atm_portq *q, const struct atm_vcset *vs);
+/*
+ * The VC timers (atm_vc_timers), at most once a millisecond of q->now_us.
+ * Returns when they are next due (ns, CLOCK_MONOTONIC; UINT64_MAX: none),
+ * for the driver's service op: the worker sleeps no longer than that.
+ */
+uint64_t atm_timers_service(struct atm_portq *q, const struct atm_vcset *vs);
 
 /* port_atm_ctl.c: OAM, InATMARP, bridged ARP, captures, timers (worker). */
 void atm_vc_event(struct atm_portq *q, const struct dp_event *ev);
@@ -183,7 +208,11 @@ void atm_inatmarp_rx(struct atm_portq *q, uint16_t vc_id, const uint8_t *p, size
 void atm_bridged_arp_rx(struct atm_portq *q, uint16_t vc_id, const uint8_t *frame, size_t len);
 void atm_capture(struct atm_vc *vc, struct pcap_sunatm *cap, bool outbound, const uint8_t *sdu,
                  size_t len);
-/* Reassembly timeouts, OAM, InATMARP/ARP, capture flushes: once per millisecond. */
-void atm_vc_timers(struct atm_portq *q, const struct atm_vcset *vs, uint64_t now_ms);
+/*
+ * Reassembly timeouts, OAM, InATMARP/ARP, capture flushes: once per
+ * millisecond. Returns the earliest time (ms) a timer of a VC fires next,
+ * UINT64_MAX for none.
+ */
+uint64_t atm_vc_timers(struct atm_portq *q, const struct atm_vcset *vs, uint64_t now_ms);
 
 #endif

@@ -275,8 +275,33 @@ void atm_capture(struct atm_vc *vc, struct pcap_sunatm *cap, bool outbound, cons
 	    vc->cfg.encap == VC_ENCAP_LLC_SNAP || vc->cfg.encap == VC_ENCAP_LLC_BRIDGED, sdu, len);
 }
 
-void atm_vc_timers(struct atm_portq *q, const struct atm_vcset *vs, uint64_t now_ms)
+static inline uint64_t earliest(uint64_t a, uint64_t b)
 {
+	return a < b ? a : b;
+}
+
+/* When the next timer of `vc` fires (ms), UINT64_MAX for none. */
+static uint64_t vc_timers_next(const struct atm_portq *q, const struct atm_vc *vc, bool capturing)
+{
+	uint64_t next = UINT64_MAX;
+
+	if (aal5_reasm_busy(&vc->rx))
+		next = earliest(next, vc->rx.first_ms + vc->cfg.reasm_timeout_ms + 1);
+	if (vc->cfg.oam_enabled && q->ops->oam_send)
+		next = earliest(next, vc->oam_next_ms);
+	if (vc->ping_tag)
+		next = earliest(next, (vc->ping_sent_us + PING_TIMEOUT_US) / 1000 + 1);
+	if (capturing)
+		next = earliest(next, vc->cap_flush_ms + CAPTURE_FLUSH_MS);
+	if (vc->cfg.inatmarp)
+		next = earliest(next, vc->inatmarp_next_ms);
+	return next;
+}
+
+uint64_t atm_vc_timers(struct atm_portq *q, const struct atm_vcset *vs, uint64_t now_ms)
+{
+	uint64_t next = UINT64_MAX;
+
 	for (unsigned i = 0; i < vs->nvcs; i++) {
 		uint16_t id = vs->ids[i];
 		struct atm_vc *vc = &q->vcs[id];
@@ -299,5 +324,21 @@ void atm_vc_timers(struct atm_portq *q, const struct atm_vcset *vs, uint64_t now
 				inatmarp_send(q, id, OP_REQUEST, 0);
 			vc->inatmarp_next_ms = now_ms + vc->cfg.inatmarp_interval_ms;
 		}
+		next = earliest(next, vc_timers_next(q, vc, cap != NULL));
 	}
+	return next;
+}
+
+uint64_t atm_timers_service(struct atm_portq *q, const struct atm_vcset *vs)
+{
+	uint64_t now_ms = q->now_us / 1000;
+
+	if (now_ms != q->service_ms) {
+		q->timers_next_ms = atm_vc_timers(q, vs, now_ms);
+		q->service_ms = now_ms;
+	}
+	if (q->timers_next_ms == UINT64_MAX)
+		return UINT64_MAX;
+	/* Timers run once a millisecond: one due now runs in the next millisecond's pass. */
+	return (q->timers_next_ms > now_ms ? q->timers_next_ms : now_ms + 1) * 1000000;
 }

@@ -322,7 +322,10 @@ const struct port_ops port_atmsock_ops = {
     .rx_burst = atmsock_rx_burst,
     .rx_release = atmsock_rx_release,
     .tx_burst = atmsock_tx_burst,
+    .tx_refused = atmsock_tx_refused,
     .tx_flush = atmsock_tx_flush,
     .rx_fd = atmsock_rx_fd,
+    .service = atmsock_service,
+    .wake_fd = atmsock_wake_fd,
     .queue_ring_drops = atmsock_queue_ring_drops,
 };

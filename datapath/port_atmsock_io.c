@@ -4,8 +4,9 @@
  * takes several SDUs from each in one call, and each becomes a frame in
  * place (the slot's headroom takes the synthetic Ethernet header). TX: SDUs
  * are copied into slots as the worker hands them over and leave with one
- * sendmmsg per VC run at the end of the burst. Then the service pass the
- * cellpw driver also runs: the host ring and the per-VC timers.
+ * sendmmsg per VC run at the end of the burst. Once per worker pass, the
+ * service op (port.h) runs what the cellpw driver also runs there: the host
+ * ring and the per-VC timers, whose next deadline bounds the worker's sleep.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* recvmmsg, sendmmsg */
@@ -103,7 +104,6 @@ unsigned atmsock_rx_burst(struct port_queue *pq, struct pkt *pkts, unsigned max)
 	struct atmsock_queue *q = atmsock_q(pq);
 	const struct atm_vcset *vs = atm_vcset_load(&q->aq); /* once per burst */
 	struct epoll_event ev[BURST_MAX];
-	uint64_t now_ms;
 	unsigned n = 0, slots = 0;
 	int ready;
 
@@ -118,14 +118,35 @@ unsigned atmsock_rx_burst(struct port_queue *pq, struct pkt *pkts, unsigned max)
 		if (id < VC_MAX && vs->has[id])
 			rx_vc(q, (uint16_t)id, ev[i].events, pkts, &n, &slots, max - slots);
 	}
-	atm_host_ring_run(&q->aq, vs);
-	now_ms = q->aq.now_us / 1000;
-	if (now_ms != q->aq.service_ms) {
-		atm_vc_timers(&q->aq, vs, now_ms);
-		q->aq.service_ms = now_ms;
-	}
+	/* What the SDUs answered (InATMARP, ARP) leaves now, not at the pass's end. */
 	atmsock_tx_push(&q->aq);
 	return n;
+}
+
+/*
+ * Once per worker pass: the kernel's packets for the VCs, then the VC
+ * timers (InATMARP/ARP, on-demand pings answered "not done", capture
+ * flushes; the adapter reassembles and OAM is not ours), then whatever
+ * they queued goes out. Nothing waits past the pass, so the next deadline
+ * is the timers' own.
+ */
+uint64_t atmsock_service(struct port_queue *pq, uint64_t now_ns, bool busy)
+{
+	struct atmsock_queue *q = atmsock_q(pq);
+	const struct atm_vcset *vs = atm_vcset_load(&q->aq);
+	uint64_t next;
+
+	(void)busy;
+	q->aq.now_us = now_ns / 1000;
+	atm_host_ring_run(&q->aq, vs);
+	next = atm_timers_service(&q->aq, vs);
+	atmsock_tx_push(&q->aq);
+	return next;
+}
+
+int atmsock_wake_fd(const struct port_queue *q)
+{
+	return ((const struct atm_portq *)(const void *)q)->wake_fd;
 }
 
 /* The slots are reused by the next burst: nothing to hand back. */
@@ -134,8 +155,13 @@ void atmsock_rx_release(struct port_queue *q)
 	(void)q;
 }
 
-void atmsock_vc_send(struct atm_portq *aq, uint16_t id, const uint8_t *prefix, size_t prefix_len,
-                     const uint8_t *sdu, size_t len)
+/*
+ * Accepted here is staged: a refusal at sendmmsg (the socket's queue full,
+ * the VC gone) is counted on the VC by tx_account, after the worker counted
+ * the frame sent, as a NIC's own drops are.
+ */
+int atmsock_vc_send(struct atm_portq *aq, uint16_t id, const uint8_t *prefix, size_t prefix_len,
+                    const uint8_t *sdu, size_t len)
 {
 	struct atmsock_queue *q = (struct atmsock_queue *)(void *)aq;
 	struct atm_vc *vc = &aq->vcs[id];
@@ -143,11 +169,11 @@ void atmsock_vc_send(struct atm_portq *aq, uint16_t id, const uint8_t *prefix, s
 
 	if (__atomic_load_n(&vc->oper, __ATOMIC_RELAXED) != VC_OPER_UP || q->fd[id] < 0) {
 		vc_discard(vc, VC_DROP_VC_DOWN);
-		return;
+		return VC_DROP_VC_DOWN;
 	}
 	if (total == 0 || total > atm_vc_max_sdu(&vc->cfg) || total > ATMSOCK_SDU_MAX) {
 		vc_discard(vc, VC_DROP_TOO_BIG);
-		return;
+		return VC_DROP_TOO_BIG;
 	}
 	if (q->tx_n == ATMSOCK_TX_BATCH)
 		atmsock_tx_push(aq);
@@ -158,6 +184,7 @@ void atmsock_vc_send(struct atm_portq *aq, uint16_t id, const uint8_t *prefix, s
 	memcpy(slot + prefix_len, sdu, len);
 	q->tx_iov[q->tx_n].iov_len = total;
 	q->tx_vc[q->tx_n++] = id;
+	return -1;
 }
 
 /* Messages [from, to) of one VC went (sent of them) or did not, with errno err. */
@@ -210,8 +237,9 @@ void atmsock_tx_push(struct atm_portq *aq)
 
 /*
  * Frames routed to the port itself (its VCs have no subinterface): the VC is
- * the one the next hop's synthetic MAC names. Accepted whole; what a VC
- * could not take is in its own discards.
+ * the one the next hop's synthetic MAC names. A frame without a VC, or one
+ * its VC refuses, ends the burst there with its reason for tx_refused, as
+ * on a subinterface (port_atmsub.c).
  */
 unsigned atmsock_tx_burst(struct port_queue *pq, struct pkt *const *pkts, unsigned n)
 {
@@ -220,16 +248,27 @@ unsigned atmsock_tx_burst(struct port_queue *pq, struct pkt *const *pkts, unsign
 
 	for (unsigned i = 0; i < n; i++) {
 		const struct pkt *p = pkts[i];
-		int vc = p->len > 14 ? vc_mac_vc(p->data) : -1;
+		int vc = p->len > 14 ? vc_mac_vc(p->data) : -1, r;
 
 		if (vc < 0 || vc >= VC_MAX || !vs->has[vc]) {
 			CTR_ADD(q->aq.ctr.no_vc, 1);
-			continue;
+			q->refused = DROP_ARP_FAILED;
+			return i;
 		}
-		atm_vc_send_l3(&q->aq, (uint16_t)vc, (uint16_t)(p->data[12] << 8 | p->data[13]),
-		               p->data + 14, p->len - 14);
+		r = atm_vc_send_l3(&q->aq, (uint16_t)vc, (uint16_t)(p->data[12] << 8 | p->data[13]),
+		                   p->data + 14, p->len - 14);
+		if (r >= 0) {
+			q->refused = atm_tx_drop(r);
+			return i;
+		}
 	}
 	return n;
+}
+
+int atmsock_tx_refused(struct port_queue *q, const struct pkt *p)
+{
+	(void)p;
+	return atmsock_q(q)->refused;
 }
 
 int atmsock_tx_flush(struct port_queue *q)

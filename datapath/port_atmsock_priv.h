@@ -44,6 +44,7 @@ struct atmsock_queue {
 	struct iovec tx_iov[ATMSOCK_TX_BATCH];
 	uint16_t tx_vc[ATMSOCK_TX_BATCH];
 	unsigned tx_n;
+	int refused; /* why tx_burst last stopped (enum drop_reason) */
 
 	char name[PORT_NAME_MAX]; /* control thread only */
 };
@@ -73,11 +74,14 @@ int atmsock_vc_socket(struct atmsock_queue *q, uint16_t id);
 unsigned atmsock_rx_burst(struct port_queue *q, struct pkt *pkts, unsigned max);
 void atmsock_rx_release(struct port_queue *q);
 unsigned atmsock_tx_burst(struct port_queue *q, struct pkt *const *pkts, unsigned n);
+int atmsock_tx_refused(struct port_queue *q, const struct pkt *p);
 int atmsock_tx_flush(struct port_queue *q);
 int atmsock_rx_fd(const struct port_queue *q);
+uint64_t atmsock_service(struct port_queue *q, uint64_t now_ns, bool busy);
+int atmsock_wake_fd(const struct port_queue *q);
 int atmsock_queue_ring_drops(struct port_queue *q, uint64_t *drops);
-void atmsock_vc_send(struct atm_portq *aq, uint16_t vc, const uint8_t *prefix, size_t prefix_len,
-                     const uint8_t *sdu, size_t len);
+int atmsock_vc_send(struct atm_portq *aq, uint16_t vc, const uint8_t *prefix, size_t prefix_len,
+                    const uint8_t *sdu, size_t len);
 void atmsock_tx_push(struct atm_portq *aq);
 
 #endif

@@ -16,13 +16,15 @@
 
 #include "datapath/atm/rfc2684.h"
 #include "datapath/port_atm.h"
-#include "lib/log.h"
 #include "datapath/port_cellpw.h"
+#include "lib/clock.h"
+#include "lib/log.h"
 
 struct atmsub_queue {
 	struct port *port;
 	struct atmsub_settings *set;
 	struct atm_portq *atm;
+	int refused; /* why tx_burst last stopped (enum drop_reason) */
 };
 
 static inline struct atmsub_queue *SQ(struct port_queue *q)
@@ -110,25 +112,70 @@ static uint32_t l3_len(const struct pkt *p, uint16_t type)
 	return n && n <= avail ? n : avail;
 }
 
+/* One frame down its VC: -1 if it was accepted, else the port drop reason. */
+static int atmsub_send(struct atmsub_queue *s, const struct atm_vcset *vs, const struct pkt *p)
+{
+	int vc = atmsub_vc(s, vs, p), r;
+	uint16_t type = (uint16_t)(p->data[12] << 8 | p->data[13]);
+
+	if (vc < 0) {
+		CTR_ADD(s->atm->ctr.no_vc, 1);
+		return DROP_ARP_FAILED;
+	}
+	r = atm_vc_send_l3(s->atm, (uint16_t)vc, type, p->data + 14, l3_len(p, type));
+	return r < 0 ? -1 : atm_tx_drop(r);
+}
+
+/*
+ * Accepted: the frame is on its VC (cellpw: in the frame being filled or
+ * the VC's shaping queue; atmsock: staged for the VC's sendmmsg). A frame a
+ * VC refuses ends the burst there, with its reason for tx_refused; the
+ * caller goes on with the rest.
+ */
 static unsigned atmsub_tx_burst(struct port_queue *q, struct pkt *const *pkts, unsigned n)
 {
 	struct atmsub_queue *s = SQ(q);
-	struct atm_portq *aq = s->atm;
-	const struct atm_vcset *vs = atm_vcset_load(aq); /* once per burst */
+	const struct atm_vcset *vs = atm_vcset_load(s->atm); /* once per burst */
 
+	/* The time a frame started here begins to wait for more cells. */
+	s->atm->now_us = mono_us();
 	for (unsigned i = 0; i < n; i++) {
-		const struct pkt *p = pkts[i];
-		int vc = atmsub_vc(s, vs, p);
-		uint16_t type = (uint16_t)(p->data[12] << 8 | p->data[13]);
+		int r = atmsub_send(s, vs, pkts[i]);
 
-		if (vc < 0) {
-			CTR_ADD(aq->ctr.no_vc, 1);
-			continue;
+		if (r >= 0) {
+			s->refused = r;
+			return i;
 		}
-		atm_vc_send_l3(aq, (uint16_t)vc, type, p->data + 14, l3_len(p, type));
 	}
-	/* Accepted by the port; what a VC could not take is in its own discards. */
 	return n;
+}
+
+static int atmsub_tx_refused(struct port_queue *q, const struct pkt *p)
+{
+	(void)p;
+	return SQ(q)->refused;
+}
+
+/*
+ * Before the worker queues a frame here: a VC to send it on, and that VC up.
+ * Refused here, the worker answers with the ICMP error of the reason (host
+ * unreachable: no VC for the next hop; net unreachable: the VC is down).
+ */
+static int atmsub_tx_check(struct port_queue *q, const struct pkt *p)
+{
+	struct atmsub_queue *s = SQ(q);
+	int vc = atmsub_vc(s, atm_vcset_load(s->atm), p);
+
+	if (vc < 0) {
+		CTR_ADD(s->atm->ctr.no_vc, 1);
+		return DROP_ARP_FAILED;
+	}
+	struct atm_vc *v = &s->atm->vcs[vc];
+	if (__atomic_load_n(&v->oper, __ATOMIC_RELAXED) != VC_OPER_UP) {
+		CTR_ADD(v->ctr.discards[VC_DROP_VC_DOWN], 1);
+		return DROP_LINK_DOWN;
+	}
+	return -1;
 }
 
 static int atmsub_tx_flush(struct port_queue *q)
@@ -171,6 +218,8 @@ const struct port_ops port_atmsub_ops = {
     .rx_burst = atmsub_rx_burst,
     .rx_release = atmsub_rx_release,
     .tx_burst = atmsub_tx_burst,
+    .tx_refused = atmsub_tx_refused,
+    .tx_check = atmsub_tx_check,
     .tx_flush = atmsub_tx_flush,
     .rx_fd = atmsub_rx_fd,
     .queue_ring_drops = atmsub_ring_drops,

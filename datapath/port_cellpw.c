@@ -2,7 +2,7 @@
  * The "cellpw" port driver, setup half: open the AF_PACKET queue on the
  * carrier netdev, allocate the per-VC reassembly and shaping buffers, build
  * the VPI/VCI lookup. The per-burst work is in port_cellpw_rx.c and
- * port_cellpw_tx.c, OAM and InATMARP in port_cellpw_ctl.c.
+ * port_cellpw_tx.c, OAM and InATMARP in port_atm_ctl.c (shared with atmsock).
  */
 #include <errno.h>
 #include <stddef.h>
@@ -203,6 +203,19 @@ static int cellpw_rx_fd(const struct port_queue *q)
 	return c->set->carrier_ops->rx_fd(c->carrier);
 }
 
+static uint64_t cellpw_port_service(struct port_queue *q, uint64_t now_ns, bool busy)
+{
+	struct cellpw_queue *c = CQ(q);
+
+	c->aq.now_us = now_ns / 1000;
+	return cellpw_service(c, cellpw_vcset_load(c), busy);
+}
+
+static int cellpw_wake_fd(const struct port_queue *q)
+{
+	return ((const struct atm_portq *)(const void *)q)->wake_fd;
+}
+
 static int cellpw_ring_drops(struct port_queue *q, uint64_t *drops)
 {
 	return CQ(q)->set->carrier_ops->queue_ring_drops(CQ(q)->carrier, drops);
@@ -217,5 +230,7 @@ const struct port_ops port_cellpw_ops = {
     .tx_burst = cellpw_tx_burst,
     .tx_flush = cellpw_tx_flush,
     .rx_fd = cellpw_rx_fd,
+    .service = cellpw_port_service,
+    .wake_fd = cellpw_wake_fd,
     .queue_ring_drops = cellpw_ring_drops,
 };

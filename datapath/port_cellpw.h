@@ -93,19 +93,32 @@ static inline const struct atm_vcset *cellpw_vcset_load(const struct cellpw_queu
 /* port_cellpw_rx.c */
 unsigned cellpw_rx_burst(struct port_queue *q, struct pkt *pkts, unsigned max);
 
-/* port_cellpw_tx.c: queue one SDU (already encapsulated by prefix) on a VC. */
-void cellpw_vc_send(struct atm_portq *q, uint16_t vc_id, const uint8_t *prefix, size_t prefix_len,
-                    const uint8_t *sdu, size_t len);
+/*
+ * port_cellpw_tx.c: queue one SDU (already encapsulated by prefix) on a VC
+ * (atm_portq_ops.vc_send): -1 if it was accepted, else the reason (enum
+ * vc_drop_reason) it was discarded for, already counted on the VC.
+ */
+int cellpw_vc_send(struct atm_portq *q, uint16_t vc_id, const uint8_t *prefix, size_t prefix_len,
+                   const uint8_t *sdu, size_t len);
 /* Queue one OAM cell (48-byte payload) on a VC: through its shaper when it has a PCR. */
 void cellpw_oam_send(struct atm_portq *q, uint16_t vc_id, const uint8_t payload[48], bool e2e);
-/* Shaping, concatenation timer, OAM and InATMARP timers, host ring: once per poll. */
-void cellpw_service(struct cellpw_queue *c, const struct atm_vcset *vs, bool idle);
+/*
+ * Once per worker pass (the port's service op): the host ring, shaping, the
+ * VC timers, and the frame being filled. That frame leaves at once unless
+ * more cells are on their way: `busy` (the worker's RX had more than a
+ * burst) or cells waiting for their shaper; then it waits for more, up to
+ * concatenation-timer µs. Returns when the port next needs a pass (ns,
+ * CLOCK_MONOTONIC; UINT64_MAX for none): the next shaper token, the frame's
+ * concatenation deadline, the next VC timer, the carrier's own.
+ */
+uint64_t cellpw_service(struct cellpw_queue *c, const struct atm_vcset *vs, bool busy);
 /* Hand staged frames (and the partial one when `all`) to the carrier. */
 void cellpw_tx_push(struct cellpw_queue *c, bool all);
-static inline void cellpw_vc_timers(struct cellpw_queue *c, const struct atm_vcset *vs,
-                                    uint64_t now_ms)
+/* Returns the earliest time (ms) at which a timer of a VC fires, UINT64_MAX for none. */
+static inline uint64_t cellpw_vc_timers(struct cellpw_queue *c, const struct atm_vcset *vs,
+                                        uint64_t now_ms)
 {
-	atm_vc_timers(&c->aq, vs, now_ms);
+	return atm_vc_timers(&c->aq, vs, now_ms);
 }
 
 /* Setup, control thread. The queue of worker 0 (others do not exist). */

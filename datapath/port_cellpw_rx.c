@@ -2,7 +2,7 @@
  * cellpw receive: carrier frames -> cells (RFC 4717 N:1 cell mode) -> AAL5
  * reassembly per VC (I.363.5) -> RFC 2684 decapsulation -> IPv4/IPv6 frames
  * with a synthetic Ethernet header, received on the VC's subinterface.
- * OAM cells and InATMARP packets go to port_cellpw_ctl.c. Every cell and SDU
+ * OAM cells and InATMARP packets go to port_atm_ctl.c. Every cell and SDU
  * that does not become a frame is counted under one reason.
  */
 #include <string.h>
@@ -135,10 +135,9 @@ unsigned cellpw_rx_burst(struct port_queue *q, struct pkt *pkts, unsigned max)
 {
 	struct cellpw_queue *c = CQ(q);
 	const struct port_ops *car = c->set->carrier_ops;
-	/* Once for the whole burst, service pass included (cellpw_vcset). */
+	/* Once for the whole burst (cellpw_vcset). */
 	const struct atm_vcset *vs = cellpw_vcset_load(c);
 	unsigned n = 0;
-	bool got = false;
 
 	c->aq.now_us = mono_us();
 	c->sdu_used = 0;
@@ -150,7 +149,6 @@ unsigned cellpw_rx_burst(struct port_queue *q, struct pkt *pkts, unsigned max)
 			c->rx_nframes = car->rx_burst(c->carrier, c->rx_frames, BURST_MAX);
 			if (c->rx_nframes == 0)
 				break;
-			got = true;
 		}
 		const struct pkt *f = &c->rx_frames[c->rx_pos];
 		/* A frame completes at most one SDU per cell: leave it for the next burst
@@ -160,6 +158,5 @@ unsigned cellpw_rx_burst(struct port_queue *q, struct pkt *pkts, unsigned max)
 		c->rx_pos++;
 		n += frame_rx(c, vs, f, pkts + n, max - n);
 	}
-	cellpw_service(c, vs, !got);
 	return n;
 }

@@ -3,8 +3,9 @@
  * shaping at PCR where configured -> cells packed into carrier frames of up to
  * max-cells-per-frame (RFC 4717 N:1, cells of different VCs may share a
  * frame) -> the carrier's AF_PACKET TX ring. A frame leaves when it is full,
- * when its first cell has waited the concatenation timer, or when the worker
- * runs out of work (no point holding cells on an idle link).
+ * when its first cell has waited the concatenation timer, or at the end of a
+ * worker pass that leaves no more cells on their way (no point holding cells
+ * on an idle link: the timer only matters under load).
  */
 #include <string.h>
 
@@ -142,8 +143,8 @@ static void vc_pdu_out(struct atm_vc *vc, const uint8_t *prefix, size_t prefix_l
 	}
 }
 
-void cellpw_vc_send(struct atm_portq *q, uint16_t vc_id, const uint8_t *prefix, size_t prefix_len,
-                    const uint8_t *sdu, size_t len)
+int cellpw_vc_send(struct atm_portq *q, uint16_t vc_id, const uint8_t *prefix, size_t prefix_len,
+                   const uint8_t *sdu, size_t len)
 {
 	struct cellpw_queue *c = (struct cellpw_queue *)(void *)q;
 	struct atm_vc *vc = &c->set->vcs[vc_id];
@@ -151,11 +152,11 @@ void cellpw_vc_send(struct atm_portq *q, uint16_t vc_id, const uint8_t *prefix, 
 
 	if (__atomic_load_n(&vc->oper, __ATOMIC_RELAXED) != VC_OPER_UP) {
 		vc_discard(vc, VC_DROP_VC_DOWN);
-		return;
+		return VC_DROP_VC_DOWN;
 	}
 	if (sdu_len > vc->rx.max_sdu || sdu_len > 65535) {
 		vc_discard(vc, VC_DROP_TOO_BIG);
-		return;
+		return VC_DROP_TOO_BIG;
 	}
 	uint32_t hdr = atm_hdr_make(vc->cfg.vpi, vc->cfg.vci, 0, 0);
 	uint8_t *dst;
@@ -166,7 +167,7 @@ void cellpw_vc_send(struct atm_portq *q, uint16_t vc_id, const uint8_t *prefix, 
 		frame_commit(c, n);
 		vc_cells_out(vc, n);
 		vc_pdu_out(vc, prefix, prefix_len, sdu, len);
-		return;
+		return -1;
 	}
 	unsigned ncells =
 	    aal5_segment(prefix, prefix_len, sdu, len, hdr, c->seg_buf, ATM_PW_CELL_SIZE);
@@ -176,12 +177,12 @@ void cellpw_vc_send(struct atm_portq *q, uint16_t vc_id, const uint8_t *prefix, 
 		if (sent < ncells) {
 			/* The rest of this PDU is lost: the far end counts a length/CRC error. */
 			vc_discard(vc, VC_DROP_TX_FULL);
-			return;
+			return VC_DROP_TX_FULL;
 		}
 	} else {
 		if (vc->shape_count + ncells > vc->cfg.queue_cells) {
 			vc_discard(vc, VC_DROP_QUEUE_FULL);
-			return;
+			return VC_DROP_QUEUE_FULL;
 		}
 		for (unsigned i = 0; i < ncells; i++) {
 			uint32_t slot =
@@ -192,6 +193,7 @@ void cellpw_vc_send(struct atm_portq *q, uint16_t vc_id, const uint8_t *prefix, 
 		vc->shape_count += ncells;
 	}
 	vc_pdu_out(vc, prefix, prefix_len, sdu, len);
+	return -1;
 }
 
 void cellpw_oam_send(struct atm_portq *q, uint16_t vc_id, const uint8_t payload[48], bool e2e)
@@ -225,9 +227,14 @@ void cellpw_oam_send(struct atm_portq *q, uint16_t vc_id, const uint8_t payload[
 	}
 }
 
-/* Release the cells each shaped VC has tokens for. */
-static void shaping_run(struct cellpw_queue *c, const struct atm_vcset *vs)
+/*
+ * Release the cells each shaped VC has tokens for. Returns when the next
+ * token of a VC with cells still queued is due (UINT64_MAX: none queued).
+ */
+static uint64_t shaping_run(struct cellpw_queue *c, const struct atm_vcset *vs)
 {
+	uint64_t next = UINT64_MAX;
+
 	for (unsigned i = 0; i < vs->nvcs; i++) {
 		struct atm_vc *vc = &c->set->vcs[vs->ids[i]];
 
@@ -250,21 +257,42 @@ static void shaping_run(struct cellpw_queue *c, const struct atm_vcset *vs)
 			if (got < want)
 				break;
 		}
+		if (vc->shape_count) {
+			uint64_t t = atm_shaper_next_ns(&vc->shaper, c->aq.now_us * 1000);
+			if (t < next)
+				next = t;
+		}
 	}
+	return next;
 }
 
-void cellpw_service(struct cellpw_queue *c, const struct atm_vcset *vs, bool idle)
+/* The frame being filled: out now, or wait for more cells; returns its deadline (ns). */
+static uint64_t partial_run(struct cellpw_queue *c, bool more_coming)
 {
-	uint64_t now_ms = c->aq.now_us / 1000;
+	uint64_t due_us = c->tx_partial_since_us + c->set->concat_us;
+
+	if (c->tx_cells == 0 || !more_coming || c->aq.now_us >= due_us) {
+		cellpw_tx_push(c, true);
+		return UINT64_MAX;
+	}
+	if (c->tx_nframes)
+		cellpw_tx_push(c, false);
+	return due_us * 1000;
+}
+
+uint64_t cellpw_service(struct cellpw_queue *c, const struct atm_vcset *vs, bool busy)
+{
+	const struct port_ops *car = c->set->carrier_ops;
+	uint64_t shaped, next, t;
 
 	atm_host_ring_run(&c->aq, vs);
-	shaping_run(c, vs);
-	if (now_ms != c->aq.service_ms) {
-		atm_vc_timers(&c->aq, vs, now_ms);
-		c->aq.service_ms = now_ms;
-	}
-	if (c->tx_cells && (idle || c->aq.now_us - c->tx_partial_since_us >= c->set->concat_us))
-		cellpw_tx_push(c, true);
-	else if (c->tx_nframes)
-		cellpw_tx_push(c, false);
+	next = shaped = shaping_run(c, vs);
+	if ((t = atm_timers_service(&c->aq, vs)) < next)
+		next = t;
+	/* Cells are on their way when RX has more or a shaper holds some back. */
+	if ((t = partial_run(c, busy || shaped != UINT64_MAX)) < next)
+		next = t;
+	if (car->service && (t = car->service(c->carrier, c->aq.now_us * 1000, busy)) < next)
+		next = t;
+	return next;
 }

@@ -21,6 +21,13 @@ void worker_drop(struct worker *w, const struct pkt *p, enum drop_reason r)
 	CTR_ADD(w->ctr->port[p->in_port].drops[r], 1);
 }
 
+/*
+ * Queue `p` for `port`. A full batch is flushed first, which recycles the
+ * ICMP and fragment scratch (worker_tx_flush): callers that build a frame in
+ * scratch call tx_room before they claim their slot, so that flush never
+ * comes between their claim and this enqueue (a queued frame would be
+ * overwritten by the next one built in the same slot).
+ */
 static void tx_enqueue(struct worker *w, uint16_t port, struct pkt *p, enum tx_kind kind)
 {
 	struct tx_batch *b = &w->tx[port];
@@ -33,46 +40,77 @@ static void tx_enqueue(struct worker *w, uint16_t port, struct pkt *p, enum tx_k
 	w->tx_used |= 1ull << port;
 }
 
-static void tx_account(struct worker *w, uint16_t port, struct tx_batch *b, unsigned sent)
+/* Before claiming a scratch slot for a frame to `port`: flush now if anything would. */
+static void tx_room(struct worker *w, uint16_t port, bool scratch_full)
+{
+	if (scratch_full || w->tx[port].n == TX_BATCH)
+		worker_tx_flush(w);
+}
+
+/* Frames [from, to) of a batch went out. */
+static void tx_account_sent(struct worker *w, uint16_t port, const struct tx_batch *b,
+                            unsigned from, unsigned to)
 {
 	struct port_counters *out = &w->ctr->port[port];
 	uint64_t octets = 0;
 
-	for (unsigned i = 0; i < b->n; i++) {
-		struct pkt *p = b->pkts[i];
+	for (unsigned i = from; i < to; i++) {
+		const struct pkt *p = b->pkts[i];
 		struct port_counters *in = &w->ctr->port[p->in_port];
 
-		if (i < sent) {
-			octets += p->len;
-			if (b->kind[i] == TX_FORWARDED)
-				CTR_ADD(in->forwarded, 1);
-			else if (b->kind[i] == TX_GENERATED)
-				CTR_ADD(in->icmp_out, 1);
-		} else if (b->kind[i] == TX_FORWARDED) {
-			CTR_ADD(in->drops[DROP_TX_FULL], 1);
-		}
+		octets += p->len;
+		if (b->kind[i] == TX_FORWARDED)
+			CTR_ADD(in->forwarded, 1);
+		else if (b->kind[i] == TX_GENERATED)
+			CTR_ADD(in->icmp_out, 1);
 	}
-	CTR_ADD(out->tx_packets, sent);
+	CTR_ADD(out->tx_packets, to - from);
 	CTR_ADD(out->tx_octets, octets);
+}
+
+/* Frames [from, n) of a batch were not sent: dropped as `r` (a fragment stands in for none). */
+static void tx_account_lost(struct worker *w, const struct tx_batch *b, unsigned from, unsigned n,
+                            enum drop_reason r)
+{
+	for (unsigned i = from; i < n; i++)
+		if (b->kind[i] == TX_FORWARDED)
+			worker_drop(w, b->pkts[i], r);
+}
+
+/* One port's batch to its driver; a frame the driver refuses alone does not stop the rest. */
+static void tx_port_flush(struct worker *w, unsigned port)
+{
+	struct port *pt = &w->dp->ports[port];
+	struct port_queue *q = pt->queues[w->id];
+	struct tx_batch *b = &w->tx[port];
+	unsigned done = 0;
+
+	for (;;) {
+		unsigned sent = pt->ops->tx_burst(q, b->pkts + done, b->n - done);
+		int r;
+
+		tx_account_sent(w, (uint16_t)port, b, done, done + sent);
+		done += sent;
+		if (done == b->n || !pt->ops->tx_refused ||
+		    (r = pt->ops->tx_refused(q, b->pkts[done])) < 0)
+			break;
+		tx_account_lost(w, b, done, done + 1, (enum drop_reason)r);
+		done++;
+	}
+	tx_account_lost(w, b, done, b->n, DROP_TX_FULL);
+	pt->ops->tx_flush(q);
+	b->n = 0;
 }
 
 void worker_tx_flush(struct worker *w)
 {
-	struct dataplane *dp = w->dp;
 	uint64_t used = w->tx_used;
 
 	while (used) {
 		unsigned port = (unsigned)__builtin_ctzll(used);
-		struct port *pt = &dp->ports[port];
-		struct port_queue *q = pt->queues[w->id];
-		struct tx_batch *b = &w->tx[port];
-		unsigned sent;
 
 		used &= used - 1;
-		sent = pt->ops->tx_burst(q, b->pkts, b->n);
-		pt->ops->tx_flush(q);
-		tx_account(w, (uint16_t)port, b, sent);
-		b->n = 0;
+		tx_port_flush(w, port);
 	}
 	w->tx_used = 0;
 	w->icmp_used = 0;
@@ -99,7 +137,7 @@ static bool icmp_token_take(struct worker *w)
 }
 
 /* Answer the sender of `p` with an ICMP error, back out the port it came in on. */
-static void icmp_reply(struct worker *w, const struct pkt *p, uint8_t type, uint8_t code,
+void worker_icmp_reply(struct worker *w, const struct pkt *p, uint8_t type, uint8_t code,
                        uint16_t mtu)
 {
 	const struct port *in = &w->dp->ports[p->in_port];
@@ -107,8 +145,7 @@ static void icmp_reply(struct worker *w, const struct pkt *p, uint8_t type, uint
 
 	if (!icmp4_error_allowed(ip, p->l2_class != PKT_L2_HOST) || in->ip4_addr == 0)
 		return;
-	if (w->icmp_used == BURST_MAX)
-		worker_tx_flush(w);
+	tx_room(w, p->in_port, w->icmp_used == BURST_MAX);
 	if (!icmp_token_take(w)) {
 		CTR_ADD(w->ctr->port[p->in_port].icmp_ratelimited, 1);
 		return;
@@ -151,8 +188,7 @@ static unsigned send_pieces(struct worker *w, const struct pkt *p, const struct 
 	bool last = false;
 
 	for (;;) {
-		if (w->frag_used == FRAG_BUFS)
-			worker_tx_flush(w);
+		tx_room(w, out->id, w->frag_used == FRAG_BUFS);
 		struct pkt *f = &w->frag_pkt[w->frag_used];
 		*f = (struct pkt){.data = w->frag_buf + (size_t)w->frag_used * FRAG_BUF_SZ,
 		                  .in_port = p->in_port,
@@ -266,11 +302,33 @@ static void csum_complete(struct pkt *p)
 	p->csum_partial = 0;
 }
 
+/*
+ * The egress port's own verdict (tx_check), for a frame already addressed:
+ * a refusal is dropped under the port's reason with the ICMP error that
+ * reason names (stats.h). True if refused.
+ */
+static bool tx_refuse(struct worker *w, const struct pkt *p, const struct port *out)
+{
+	int r = out->ops->tx_check(out->queues[w->id], p);
+
+	if (r < 0)
+		return false;
+	worker_drop(w, p, (enum drop_reason)r);
+	if (r == DROP_LINK_DOWN || r == DROP_NO_ROUTE || r == DROP_UNREACHABLE)
+		worker_icmp_reply(w, p, ICMP_DEST_UNREACH, ICMP_CODE_NET_UNREACH, 0);
+	else if (r == DROP_ARP_FAILED)
+		worker_icmp_reply(w, p, ICMP_DEST_UNREACH, ICMP_CODE_HOST_UNREACH, 0);
+	return true;
+}
+
 static void send_to(struct worker *w, struct pkt *p, const struct port *out, uint64_t l2)
 {
 	uint8_t *eth = p->data;
 
 	nh_l2_mac(l2, eth);
+	/* Before the source MAC is ours: the ICMP error goes back to the sender's. */
+	if (out->ops->tx_check && tx_refuse(w, p, out))
+		return;
 	memcpy(eth + 6, out->mac, 6);
 	ip4_ttl_decrement(eth + 14);
 	/*
@@ -304,13 +362,13 @@ static bool egress_checks(struct worker *w, struct pkt *p, const struct port *ou
 	if (__atomic_load_n(&out->link_down, __ATOMIC_RELAXED)) {
 		/* As a router without the interface's routes would: the net is unreachable. */
 		worker_drop(w, p, DROP_LINK_DOWN);
-		icmp_reply(w, p, ICMP_DEST_UNREACH, ICMP_CODE_NET_UNREACH, 0);
+		worker_icmp_reply(w, p, ICMP_DEST_UNREACH, ICMP_CODE_NET_UNREACH, 0);
 		return false;
 	}
 
 	if (ip[8] <= 1) {
 		worker_drop(w, p, DROP_TTL_EXPIRED);
-		icmp_reply(w, p, ICMP_TIME_EXCEEDED, ICMP_CODE_TTL_EXCEEDED, 0);
+		worker_icmp_reply(w, p, ICMP_TIME_EXCEEDED, ICMP_CODE_TTL_EXCEEDED, 0);
 		return false;
 	}
 	if (fits_mtu(p, out) || (!df && p->gso_type == PKT_GSO_NONE))
@@ -323,7 +381,8 @@ static bool egress_checks(struct worker *w, struct pkt *p, const struct port *ou
 	 */
 	worker_drop(w, p, DROP_MTU_EXCEEDED);
 	if (df)
-		icmp_reply(w, p, ICMP_DEST_UNREACH, ICMP_CODE_FRAG_NEEDED, (uint16_t)out->mtu);
+		worker_icmp_reply(w, p, ICMP_DEST_UNREACH, ICMP_CODE_FRAG_NEEDED,
+		                  (uint16_t)out->mtu);
 	return false;
 }
 
@@ -334,7 +393,7 @@ enum fwd_result worker_forward(struct worker *w, struct pkt *p, uint32_t nhg_id,
 
 	if (nhg_id == 0) {
 		worker_drop(w, p, DROP_NO_ROUTE);
-		icmp_reply(w, p, ICMP_DEST_UNREACH, ICMP_CODE_NET_UNREACH, 0);
+		worker_icmp_reply(w, p, ICMP_DEST_UNREACH, ICMP_CODE_NET_UNREACH, 0);
 		return FWD_DONE;
 	}
 	const struct nexthop *nh = nh_select(w, ip, nhg_id);
@@ -350,11 +409,11 @@ enum fwd_result worker_forward(struct worker *w, struct pkt *p, uint32_t nhg_id,
 		return FWD_DONE;
 	case NH_UNREACHABLE:
 		worker_drop(w, p, DROP_UNREACHABLE);
-		icmp_reply(w, p, ICMP_DEST_UNREACH, ICMP_CODE_NET_UNREACH, 0);
+		worker_icmp_reply(w, p, ICMP_DEST_UNREACH, ICMP_CODE_NET_UNREACH, 0);
 		return FWD_DONE;
 	case NH_NEIGH_FAILED:
 		worker_drop(w, p, DROP_ARP_FAILED);
-		icmp_reply(w, p, ICMP_DEST_UNREACH, ICMP_CODE_HOST_UNREACH, 0);
+		worker_icmp_reply(w, p, ICMP_DEST_UNREACH, ICMP_CODE_HOST_UNREACH, 0);
 		return FWD_DONE;
 	case NH_GATEWAY:
 		if (!egress_checks(w, p, out))
@@ -366,7 +425,7 @@ enum fwd_result worker_forward(struct worker *w, struct pkt *p, uint32_t nhg_id,
 		}
 		if (nh_l2_state(l2) == NEIGH_FAILED) {
 			worker_drop(w, p, DROP_ARP_FAILED);
-			icmp_reply(w, p, ICMP_DEST_UNREACH, ICMP_CODE_HOST_UNREACH, 0);
+			worker_icmp_reply(w, p, ICMP_DEST_UNREACH, ICMP_CODE_HOST_UNREACH, 0);
 			return FWD_DONE;
 		}
 		*wait_ip = nh->gw;

@@ -5,6 +5,11 @@
  * them, failure (or the hold timeout) drops them as arp-failed with an ICMP
  * host unreachable. Bounded overall and per destination: a flood towards a
  * dead host is counted as arp-hold-full and cannot starve other resolutions.
+ * Most entries hold a frame of up to HOLD_BUF octets; HOLD_BIG of them hold
+ * a GSO super-packet (up to 64 KiB), which waits like any other packet.
+ *
+ * nhold is read by the control thread (dp_worker_held, for the accounting
+ * rule), so the worker stores it atomically; only the worker writes it.
  */
 #include <string.h>
 
@@ -20,6 +25,35 @@ static void resolve_request(struct worker *w, uint32_t ip, uint16_t port)
 		CTR_ADD(w->ctr->events_lost, 1);
 }
 
+static void hold_swap(struct worker *w, unsigned i, unsigned j)
+{
+	struct hold_entry tmp = w->hold[i];
+
+	w->hold[i] = w->hold[j];
+	w->hold[j] = tmp;
+}
+
+/*
+ * A free entry (they are w->hold[nhold..HOLD_MAX), each owning its buffer)
+ * with room for `len` octets, moved to w->hold[nhold]; false if none.
+ */
+static bool hold_slot(struct worker *w, uint32_t len)
+{
+	unsigned n = w->nhold;
+
+	if (n == HOLD_MAX)
+		return false;
+	if (len <= w->hold[n].cap)
+		return true;
+	for (unsigned i = n + 1; i < HOLD_MAX; i++) {
+		if (len <= w->hold[i].cap) {
+			hold_swap(w, n, i);
+			return true;
+		}
+	}
+	return false;
+}
+
 void worker_hold_add(struct worker *w, const struct pkt *p, uint32_t ip, uint16_t port)
 {
 	unsigned same = 0;
@@ -29,26 +63,27 @@ void worker_hold_add(struct worker *w, const struct pkt *p, uint32_t ip, uint16_
 			same++;
 	if (same == 0)
 		resolve_request(w, ip, port);
-	if (w->nhold == HOLD_MAX || same >= HOLD_PER_DEST || p->len > HOLD_BUF) {
+	if (same >= HOLD_PER_DEST || !hold_slot(w, p->len)) {
 		worker_drop(w, p, DROP_ARP_HOLD_FULL);
 		return;
 	}
-	struct hold_entry *h = &w->hold[w->nhold++];
+	struct hold_entry *h = &w->hold[w->nhold];
 	memcpy(h->buf, p->data, p->len);
 	h->pkt = *p;
 	h->pkt.data = h->buf;
 	h->key_ip = ip;
 	h->key_port = port;
 	h->since_ms = w->now_ms;
+	__atomic_store_n(&w->nhold, w->nhold + 1, __ATOMIC_RELAXED);
 }
 
 /* Swap-remove entry i; its buffer moves with it so buffers stay owned once each. */
 static void hold_remove(struct worker *w, unsigned i)
 {
-	struct hold_entry tmp = w->hold[i];
+	unsigned last = w->nhold - 1;
 
-	w->hold[i] = w->hold[--w->nhold];
-	w->hold[w->nhold] = tmp;
+	hold_swap(w, i, last);
+	__atomic_store_n(&w->nhold, last, __ATOMIC_RELAXED);
 }
 
 void worker_hold_run(struct worker *w)
@@ -72,7 +107,9 @@ void worker_hold_run(struct worker *w)
 
 		done[i] = worker_forward(w, &h->pkt, val[i], &ip, &port) == FWD_DONE;
 		if (!done[i] && w->now_ms - h->since_ms > dp_param(w->dp, hold_timeout_ms)) {
+			/* RFC 1812 4.3.3.1 / RFC 792: the neighbour never answered. */
 			worker_drop(w, &h->pkt, DROP_ARP_FAILED);
+			worker_icmp_reply(w, &h->pkt, ICMP_DEST_UNREACH, ICMP_CODE_HOST_UNREACH, 0);
 			done[i] = true;
 		}
 	}

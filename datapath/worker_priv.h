@@ -10,6 +10,9 @@
 #define HOLD_MAX      256 /* packets waiting for ARP, per worker */
 #define HOLD_PER_DEST 4   /* and per destination, so one dead host cannot fill it */
 #define HOLD_BUF      2048
+#define HOLD_BIG      4            /* of the HOLD_MAX entries, these hold a GSO super-packet */
+#define HOLD_BIG_BUF  (18 + 65535) /* Ethernet, one VLAN tag, the largest IPv4 datagram */
+#define HOLD_MEM      ((size_t)(HOLD_MAX - HOLD_BIG) * HOLD_BUF + (size_t)HOLD_BIG * HOLD_BIG_BUF)
 #define TX_BATCH      (2 * BURST_MAX)
 #define FRAG_BUFS     64
 #define FRAG_MTU_MAX  9216 /* larger MTUs fragment to 9216-byte pieces */
@@ -29,6 +32,7 @@ struct hold_entry {
 	uint16_t key_port;
 	uint64_t since_ms;
 	uint8_t *buf;
+	uint32_t cap; /* size of buf */
 };
 
 struct worker {
@@ -39,7 +43,9 @@ struct worker {
 	struct worker_counters *ctr;
 	struct event_ring events;
 
+	uint64_t now_ns; /* start of the current pass (CLOCK_MONOTONIC) */
 	uint64_t now_ms;
+	uint64_t next_ns;           /* when the next pass is due without RX (see worker_service) */
 	uint64_t icmp_tokens_milli; /* token bucket, in thousandths of a token */
 	uint64_t icmp_refill_ms;
 
@@ -56,7 +62,7 @@ struct worker {
 
 	unsigned nhold;
 	struct hold_entry hold[HOLD_MAX];
-	uint8_t *hold_mem; /* HOLD_MAX * HOLD_BUF */
+	uint8_t *hold_mem; /* HOLD_MEM: every entry's buffer */
 	uint64_t hold_check_ms;
 
 	uint32_t snap_done; /* the last dp->snap_req answered (worker_snap.c) */
@@ -83,6 +89,8 @@ enum fwd_result worker_forward(struct worker *w, struct pkt *p, uint32_t nhg_id,
                                uint16_t *wait_port);
 void worker_tx_flush(struct worker *w);
 void worker_drop(struct worker *w, const struct pkt *p, enum drop_reason r);
+void worker_icmp_reply(struct worker *w, const struct pkt *p, uint8_t type, uint8_t code,
+                       uint16_t mtu);
 
 /* Count a frame as left to the kernel and hand it over where the port needs that. */
 static inline void worker_to_kernel(struct worker *w, const struct pkt *p)

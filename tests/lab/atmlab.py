@@ -191,3 +191,36 @@ def pw_frame(dst_mac, src_mac, cells, label=PW_LABEL, seq=0, cw=True):
     mpls = struct.pack(">I", (label << 12) | (1 << 8) | 64)
     cwd = struct.pack(">I", seq & 0xffff) if cw else b""
     return eth + mpls + cwd + b"".join(cells)
+
+
+def _main(argv):
+    """Shell interface for tests/bench/rr-bench.sh.
+
+    atmlab.py up OWNER_PID            build h1, h2 - r - a1 - h4; print shell variables
+    atmlab.py config r|a1 TAG [CPU]   print cellgated's config for r or a1 of
+                                      the topology TAG (worker on CPU)
+    """
+    import json
+    import sys
+    if len(argv) == 2 and argv[0] == "up":
+        t = AtmTopology(owner_pid=int(argv[1])).create()
+        print("LAB_TAG=%s" % t.tag)
+        for name, ns in t.ns.items():
+            print("NS_%s=%s" % (name.upper(), ns))
+        return 0
+    if len(argv) in (3, 4) and argv[0] == "config" and argv[1] in ("r", "a1"):
+        t = AtmTopology()
+        t.tag = argv[2]
+        t.ns = {n: "%s-%s" % (t.tag, n) for n in ("r", "h1", "h2", "a1", "h4")}
+        cfg = router_config(t) if argv[1] == "r" else remote_config(t)
+        if len(argv) == 4:
+            cfg["cellgate:cellgate"]["system"]["worker-cpu"] = [int(argv[3])]
+        print(json.dumps(cfg, indent=2))
+        return 0
+    print(_main.__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    import sys
+    sys.exit(_main(sys.argv[1:]))

@@ -11,6 +11,7 @@ import json
 import os
 import pathlib
 import random
+import re
 import select
 import signal
 import subprocess
@@ -19,7 +20,9 @@ import tempfile
 import time
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-NS_PREFIX = "cglab"
+# CGLAB_NS_PREFIX: another prefix, for runs that must keep apart from the
+# shared default (benchmarks started by hand).
+NS_PREFIX = os.environ.get("CGLAB_NS_PREFIX", "cglab")
 
 # Address plan: host name -> (router port, router netdev, host veth, host /24
 # address, router address, loopback /32 addresses).
@@ -565,6 +568,44 @@ def send_frames(topo, host, iface, frames, count=1, interval=0.0):
     p = topo.exec(host, [PYTHON, "-c", _SEND_FRAMES, json.dumps(args)],
                   timeout=count * interval + 20, check=True)
     return int(p.stdout)
+
+
+def worker_threads(daemon):
+    """{thread name: tid} of the daemon's datapath workers (cg-workerN)."""
+    out = {}
+    task = "/proc/%d/task" % daemon.proc.pid
+    for tid in os.listdir(task):
+        try:
+            with open(os.path.join(task, tid, "comm")) as f:
+                name = f.read().strip()
+        except OSError:
+            continue
+        if name.startswith("cg-worker"):
+            out[name] = int(tid)
+    return out
+
+
+def thread_cpu_seconds(pid, tid):
+    """User + system CPU time of one thread so far, from /proc (clock ticks)."""
+    with open("/proc/%d/task/%d/stat" % (pid, tid)) as f:
+        # The name field may hold spaces; the fields after it start past ')'.
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def ping_rtts(topo, host, dst, count, interval, timeout=None):
+    """Round-trip times (ms) of count pings from host to dst, in order sent;
+    lost ones are missing."""
+    p = topo.exec(host, ["ping", "-n", "-c", str(count), "-i", str(interval),
+                         "-W", "1", dst],
+                  timeout=timeout or count * float(interval) + 30)
+    return [float(t) for t in re.findall(r"time=([0-9.]+) ms", p.stdout)]
+
+
+def percentile(values, q):
+    """The q-quantile (0..1) of values, nearest rank."""
+    v = sorted(values)
+    return v[min(len(v) - 1, max(0, int(q * len(v) + 0.999999) - 1))]
 
 
 def _main(argv):

@@ -148,10 +148,11 @@ def test_clear_counters_under_load_keeps_accounting(topo, start_daemon):
 @pytest.mark.skipif(not shutil.which("trafgen"), reason="trafgen (netsniff-ng) not installed")
 def test_overload_accounting_exact_and_restconf_answers(topo, start_daemon):
     # One trafgen alone does not outrun a worker with a CPU of its own (both
-    # ~370k 64-byte frames/s here). So they share CPU 0, and trafgen runs at
-    # nice -10: the scheduler gives it (and the veth receive work it drives)
-    # about nine tenths of the CPU, the worker the rest, and the offered load
-    # is several times what the worker can forward.
+    # ~370k 64-byte frames/s here). So they share CPU 0, and trafgen runs
+    # at a real-time priority above the worker's (SCHED_FIFO 1, worker.c):
+    # it (and the veth receive work it drives) takes the CPU whenever it
+    # can send, the worker the rest, and the offered load is several times
+    # what the worker can forward.
     d = start_daemon(config=lab.default_config(worker_cpu=[0]))
     warm(topo, d)
     sink = udp_sink(topo)
@@ -180,7 +181,7 @@ def test_overload_accounting_exact_and_restconf_answers(topo, start_daemon):
         secs = 4
         t0 = time.monotonic()
         # timeout -s INT: trafgen's own way to stop (exit 124 from timeout).
-        p = topo.exec("h1", ["timeout", "-s", "INT", str(secs), "nice", "-n", "-10",
+        p = topo.exec("h1", ["timeout", "-s", "INT", str(secs), "chrt", "-f", "2",
                              "taskset", "-c", "0",
                              "trafgen", "-o", "h1-r", "-i", cfg, "-P", "1", "--no-sock-mem",
                              "-Q", "-C"], timeout=secs + 20)

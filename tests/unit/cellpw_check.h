@@ -35,6 +35,9 @@ void test_host_ring(void);
 void test_carrier_full(void);
 void test_worker(void);
 
+/* cellpw_egress.c: the worker into subinterfaces: partial frames, deadlines, refusals. */
+void test_egress(void);
+
 /* cellpw_config.c: runtime PVC add and delete, settings queue_open refuses, SDU bounds. */
 void test_vc_runtime(void);
 void test_open_checks(void);

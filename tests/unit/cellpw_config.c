@@ -91,7 +91,7 @@ void test_vc_runtime(void)
 	cellpw_vc_release(&h.dp.vcs[VC_MP_LLC]);
 	a = h_atmc();
 	struct vc_counters l = h_vc(VC_MP_LLC);
-	cellpw_service(h.c, cellpw_vcset_current(h.c), false);
+	cellpw_service(h.c, cellpw_vcset_current(h.c), true);
 	h_take(&tx);
 	CHECK_EQ(tx.nframes, 0);
 	CHECK_EQ(h_atmc().host_tx_drops - a.host_tx_drops, 1);

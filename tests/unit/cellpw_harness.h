@@ -66,7 +66,7 @@ uint32_t h_eth(uint8_t *f, const uint8_t dst[6], const uint8_t *ip, uint32_t ipl
 /* The worker's way into a subinterface: tx_burst of n frames, then tx_flush. */
 void h_sub_tx(unsigned port, uint8_t *const *frames, const uint32_t *lens, unsigned n);
 void h_sub_send(unsigned port, uint8_t *frame, uint32_t len);
-/* The ATM port's rx_burst (which also runs its service pass). */
+/* The ATM port's rx_burst, then its service pass (real time, nothing more waiting). */
 unsigned h_rx(struct pkt *pkts);
 
 /* The far end: a raw frame; cells packed H_MAX_CELLS a frame with the next sequence numbers. */

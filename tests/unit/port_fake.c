@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "datapath/stats.h"
 #include "tests/unit/port_fake.h"
 
 static int fake_queue_open(struct port *p, unsigned qid, unsigned nqueues, struct port_queue **out)
@@ -55,6 +56,16 @@ static void fake_rx_release(struct port_queue *q)
 	q->rx_releases++;
 }
 
+static bool fake_too_long(const struct port_queue *q, const struct pkt *p)
+{
+	return q->tx_max_len && p->gso_type == PKT_GSO_NONE && p->len > q->tx_max_len;
+}
+
+static int fake_tx_refused(struct port_queue *q, const struct pkt *p)
+{
+	return fake_too_long(q, p) ? DROP_MTU_EXCEEDED : -1;
+}
+
 static unsigned fake_tx_burst(struct port_queue *q, struct pkt *const *pkts, unsigned n)
 {
 	unsigned sent = 0;
@@ -62,6 +73,9 @@ static unsigned fake_tx_burst(struct port_queue *q, struct pkt *const *pkts, uns
 	for (; sent < n && q->tx_room > 0; sent++) {
 		unsigned slot = q->tx_n % FAKE_FRAMES;
 		uint32_t len = pkts[sent]->len;
+
+		if (fake_too_long(q, pkts[sent]))
+			break;
 
 		q->tx_octets += len;
 		if (q->tx_discard) {
@@ -107,6 +121,7 @@ const struct port_ops port_fake_ops = {
     .rx_burst = fake_rx_burst,
     .rx_release = fake_rx_release,
     .tx_burst = fake_tx_burst,
+    .tx_refused = fake_tx_refused,
     .tx_flush = fake_tx_flush,
     .rx_fd = fake_rx_fd,
     .queue_ring_drops = fake_ring_drops,

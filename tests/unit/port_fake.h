@@ -13,7 +13,7 @@
 #include "datapath/port.h"
 
 #define FAKE_FRAMES   512
-#define FAKE_FRAME_SZ 2048
+#define FAKE_FRAME_SZ 4096 /* room for a small GSO super-packet */
 
 /* Offload fields a received frame is delivered with (see struct pkt). */
 struct fake_offload {
@@ -34,6 +34,11 @@ struct port_queue {
 	uint8_t rx_pristine[FAKE_FRAMES][64]; /* replay: headers restored before each delivery */
 	/* TX */
 	unsigned tx_room; /* slots left before the ring is "full" */
+	/*
+	 * Longest ordinary frame TX takes (0: any), as a driver with a frame
+	 * size limit: tx_burst stops at a longer one, tx_refused says why.
+	 */
+	uint32_t tx_max_len;
 	/*
 	 * Benchmarks: accept and count frames without copying them, as a driver
 	 * that builds frames in place in its TX ring would, so a benchmark

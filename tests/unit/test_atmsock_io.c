@@ -6,8 +6,10 @@
  * encapsulation, on subinterfaces as the daemon sets them up; what the
  * worker receives (the synthetic frames cellpw hands it too), what leaves
  * on each VC, ARP and InATMARP answered, every bad SDU counted under its
- * reason, the kernel shutting a VC's socket, and the subinterface port
- * (atmsub) sending through atmsock.
+ * reason, the kernel shutting a VC's socket, the subinterface port (atmsub)
+ * sending through atmsock and refusing frames under their drop reason, and
+ * what the worker's sleep depends on: the service op's deadline (the VC
+ * timers) and the wake descriptor the host ring writes.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -24,6 +26,7 @@
 #include "datapath/ip4.h"
 #include "datapath/port_atmsock_priv.h"
 #include "datapath/port_cellpw.h"
+#include "lib/clock.h"
 #include "tests/unit/check.h"
 
 enum { P_ATM = 0, P_P2P = 1, P_MP = 2, NPORTS = 3 };
@@ -114,9 +117,14 @@ static void teardown(void)
 	port_atmsock_ops.queue_close((struct port_queue *)(void *)t.q);
 }
 
+/* One worker pass over the port (worker.c): its RX burst, then its service op. */
 static unsigned rx(struct pkt *pk)
 {
-	return port_atmsock_ops.rx_burst((struct port_queue *)(void *)t.q, pk, BURST_MAX);
+	struct port_queue *q = (struct port_queue *)(void *)t.q;
+	unsigned n = port_atmsock_ops.rx_burst(q, pk, BURST_MAX);
+
+	port_atmsock_ops.service(q, mono_ns(), n == BURST_MAX);
+	return n;
 }
 
 static uint64_t disc(unsigned vc, enum vc_drop_reason r)
@@ -288,19 +296,31 @@ static void test_rx_bad(void)
 	CHECK_EQ(t.vcs[V_LLC].ctr.pdus_in, in + 2);
 }
 
-/* The worker's way out: a frame to a subinterface, encapsulated per VC. */
-static void sub_send(unsigned port, unsigned vc, const uint8_t *ip, size_t len)
+/*
+ * The worker's way out: a frame to a subinterface, encapsulated per VC.
+ * Returns -1 if the port took it, else the drop reason it refused it for
+ * (tx_refused), which is the worker's to count.
+ */
+static int sub_try(unsigned port, unsigned vc, const uint8_t *ip, size_t len)
 {
 	uint8_t f[1600];
 	struct pkt p = {.data = f, .len = (uint32_t)(14 + len)};
 	struct pkt *pp = &p;
+	int r = -1;
 
 	vc_mac_make((uint16_t)vc, f);
 	memcpy(f + 6, port_mac, 6);
 	wr16(f + 12, 0x0800);
 	memcpy(f + 14, ip, len);
-	CHECK_EQ(port_atmsub_ops.tx_burst(t.subq[port], &pp, 1), 1);
+	if (port_atmsub_ops.tx_burst(t.subq[port], &pp, 1) != 1)
+		r = port_atmsub_ops.tx_refused(t.subq[port], &p);
 	port_atmsub_ops.tx_flush(t.subq[port]);
+	return r;
+}
+
+static void sub_send(unsigned port, unsigned vc, const uint8_t *ip, size_t len)
+{
+	CHECK_EQ(sub_try(port, vc, ip, len), -1);
 }
 
 static void test_tx(void)
@@ -327,12 +347,27 @@ static void test_tx(void)
 	CHECK_EQ(t.vcs[V_LLC].ctr.pdus_out, 1 + 1); /* + the InATMARP reply */
 	CHECK_EQ(t.vcs[V_MUX].ctr.octets_out, 28);
 	CHECK_EQ(t.vcs[V_MUX].ctr.cells_out, 1);
-	/* A VC that is not the subinterface's, one that does not exist. */
+	/* A VC that is not the subinterface's, one that does not exist: refused as unresolved. */
 	uint64_t no_vc = t.q->aq.ctr.no_vc;
-	sub_send(P_MP, V_LLC, ip, sizeof(ip));
-	sub_send(P_MP, 200, ip, sizeof(ip));
+	CHECK_EQ(sub_try(P_MP, V_LLC, ip, sizeof(ip)), DROP_ARP_FAILED);
+	CHECK_EQ(sub_try(P_MP, 200, ip, sizeof(ip)), DROP_ARP_FAILED);
 	CHECK_EQ(t.q->aq.ctr.no_vc, no_vc + 2);
 	CHECK_EQ(far_recv(V_LLC, got, sizeof(got)), -1);
+	/* The worker asks first (tx_check): the same verdict, before it queues the frame. */
+	uint8_t f[14 + 28];
+	struct pkt p = {.data = f, .len = sizeof(f)};
+	vc_mac_make(200, f);
+	memcpy(f + 14, ip, sizeof(ip));
+	CHECK_EQ(port_atmsub_ops.tx_check(t.subq[P_MP], &p), DROP_ARP_FAILED);
+	vc_mac_make(V_MUX, f);
+	CHECK_EQ(port_atmsub_ops.tx_check(t.subq[P_MP], &p), -1);
+	/* The ATM port's own tx_burst (VCs without a subinterface) refuses the same way. */
+	struct pkt *pp = &p;
+	vc_mac_make(200, f);
+	wr16(f + 12, 0x0800);
+	CHECK_EQ(port_atmsock_ops.tx_burst((struct port_queue *)(void *)t.q, &pp, 1), 0);
+	CHECK_EQ(port_atmsock_ops.tx_refused((struct port_queue *)(void *)t.q, &p),
+	         DROP_ARP_FAILED);
 }
 
 static void test_tx_limits(void)
@@ -340,9 +375,11 @@ static void test_tx_limits(void)
 	uint8_t big[MTU + 1] = {0x45}, got[2048];
 	unsigned sent = 0;
 
-	/* VC-mux IPv4 carries IPv4 only; nothing over the MTU. */
-	atm_vc_send_l3(&t.q->aq, V_MUX, 0x86dd, big, 40);
-	atm_vc_send_l3(&t.q->aq, V_MUX, 0x0800, big, sizeof(big));
+	/* VC-mux IPv4 carries IPv4 only; nothing over the MTU: each refusal says why. */
+	CHECK_EQ(atm_vc_send_l3(&t.q->aq, V_MUX, 0x86dd, big, 40), VC_DROP_UNKNOWN_LLC);
+	CHECK_EQ(atm_vc_send_l3(&t.q->aq, V_MUX, 0x0800, big, sizeof(big)), VC_DROP_TOO_BIG);
+	CHECK_EQ(atm_tx_drop(VC_DROP_TOO_BIG), DROP_MTU_EXCEEDED);
+	CHECK_EQ(atm_tx_drop(VC_DROP_UNKNOWN_LLC), DROP_NO_ROUTE);
 	atmsock_tx_push(&t.q->aq);
 	CHECK_EQ(disc(V_MUX, VC_DROP_UNKNOWN_LLC), 1);
 	CHECK_EQ(disc(V_MUX, VC_DROP_TOO_BIG), 1);
@@ -359,18 +396,56 @@ static void test_tx_limits(void)
 	CHECK_EQ(sent + disc(V_MUX, VC_DROP_TX_FULL), 300);
 }
 
-/* What the kernel sends into a subinterface reaches the VC on the next burst. */
+/*
+ * What the kernel sends into a subinterface reaches the VC on the next pass,
+ * and wakes a sleeping worker: the wake descriptor becomes readable.
+ */
 static void test_host_ring(void)
 {
 	struct pkt pk[BURST_MAX];
 	uint8_t ip[28], got[256];
+	int wfd = port_atmsock_ops.wake_fd((struct port_queue *)(void *)t.q);
+	uint64_t v;
 
 	ip4(ip);
+	CHECK(wfd >= 0);
+	CHECK(read(wfd, &v, sizeof(v)) < 0 && errno == EAGAIN);
 	CHECK(atm_host_tx(&t.ports[P_ATM], V_LLC, ip, sizeof(ip)));
 	CHECK(!atm_host_tx(&t.ports[P_ATM], 77, ip, sizeof(ip)));
+	CHECK(read(wfd, &v, sizeof(v)) == sizeof(v) && v == 1);
 	CHECK_EQ(rx(pk), 0);
 	CHECK(far_recv(V_LLC, got, sizeof(got)) == 36 && !memcmp(got + 8, ip, 28));
 	CHECK_EQ(t.q->aq.ctr.host_tx, 1);
+}
+
+/*
+ * The worker sleeps until the service op's deadline: with no timer running
+ * there is none; an InATMARP VC is due at its next request (RFC 2225 7),
+ * and the pass that finds it due sends it and names the next one. The
+ * adapter reassembles and atmsock sends no OAM: neither sets a deadline.
+ */
+static void test_deadline(void)
+{
+	struct port_queue *q = (struct port_queue *)(void *)t.q;
+	struct atm_vc *vc = &t.vcs[V_LLC];
+	uint64_t now = 5000000000ull, out = vc->ctr.inatmarp_out; /* 5 s */
+	uint8_t got[256];
+
+	vc->cfg.oam_enabled = true; /* configured, but no cell access */
+	CHECK_EQ(port_atmsock_ops.service(q, now, false), UINT64_MAX);
+	vc->cfg.inatmarp = true;
+	vc->cfg.inatmarp_interval_ms = 15000;
+	vc->inatmarp_next_ms = 5020;
+	now += 1000000; /* the timers run once a millisecond */
+	CHECK_EQ(port_atmsock_ops.service(q, now, false), 5020 * 1000000ull);
+	CHECK_EQ(vc->ctr.inatmarp_out, out);
+	CHECK_EQ(port_atmsock_ops.service(q, 5020 * 1000000ull, false), 20020 * 1000000ull);
+	CHECK_EQ(vc->ctr.inatmarp_out, out + 1);
+	CHECK(far_recv(V_LLC, got, sizeof(got)) == 8 + INATMARP_LEN);
+	CHECK_EQ(vc->ctr.lb_sent, 0);
+	vc->cfg.inatmarp = false;
+	vc->cfg.oam_enabled = false;
+	CHECK_EQ(port_atmsock_ops.service(q, 5021 * 1000000ull, false), UINT64_MAX);
 }
 
 /* A VC not in the published set is not read; the kernel shutting a socket takes the VC down. */
@@ -396,7 +471,7 @@ static void test_vcset_and_lost(void)
 	/* Out of the epoll set: it does not come back every burst. */
 	CHECK_EQ(rx(pk), 0);
 	CHECK_EQ(t.q->aq.ctr.vc_lost, 1);
-	sub_send(P_P2P, V_LLC, ip, sizeof(ip));
+	CHECK_EQ(sub_try(P_P2P, V_LLC, ip, sizeof(ip)), DROP_LINK_DOWN);
 	CHECK_EQ(disc(V_LLC, VC_DROP_VC_DOWN), 1);
 	CHECK_EQ(far_recv(V_LLC, got, sizeof(got)), -1);
 	/* No cell access: an on-demand loopback is answered "not done" at once. */
@@ -422,6 +497,7 @@ int main(void)
 	test_tx();
 	test_tx_limits();
 	test_host_ring();
+	test_deadline();
 	test_vcset_and_lost();
 	teardown();
 	return check_report("test_atmsock_io");

@@ -221,6 +221,7 @@ int main(void)
 	test_host_ring();
 	test_carrier_full();
 	test_worker();
+	test_egress();
 	test_vc_runtime(); /* last: it deletes VC_MP_LLC */
 	test_open_checks();
 	test_sdu_bounds();

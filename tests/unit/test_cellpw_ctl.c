@@ -385,7 +385,7 @@ static void shaped_send(unsigned n, uint16_t len)
 static unsigned service_at(uint64_t now_us)
 {
 	h.c->aq.now_us = now_us;
-	cellpw_service(h.c, cellpw_vcset_current(h.c), false);
+	cellpw_service(h.c, cellpw_vcset_current(h.c), true);
 	h_take(&tx);
 	return tx.ncells;
 }

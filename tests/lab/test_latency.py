@@ -1,0 +1,50 @@
+"""Latency and idle cost of the Ethernet path (issue 13): a lone packet is
+forwarded within microseconds, not held for a ring timer or a poll timeout,
+and a worker with nothing to do leaves its CPU alone.
+
+The bounds are far from what cellgated does (tens of microseconds, a fraction
+of a percent of a core; BENCHMARKS.md has the figures, tests/bench/rr-bench.sh
+measures them against the kernel) so that a loaded machine does not make the
+tests flaky, while a regression to millisecond latency (a ring handing frames
+over on a 1 ms timer, a worker sleeping in 5 ms polls) or to a spinning idle
+worker fails them.
+"""
+
+import time
+
+import lab
+
+P99_MAX_MS = 2.0
+IDLE_CPU_MAX = 0.05
+
+
+def check_p99(rtts, count, what):
+    assert len(rtts) >= 0.99 * count, "%s: %d of %d replies" % (what, len(rtts), count)
+    p50, p99 = lab.percentile(rtts, 0.5), lab.percentile(rtts, 0.99)
+    print("%s: %d pings, median %.3f ms, p99 %.3f ms, max %.3f ms" %
+          (what, len(rtts), p50, p99, max(rtts)))
+    assert p99 < P99_MAX_MS, "%s: ping RTT p99 %.3f ms (median %.3f)" % (what, p99, p50)
+
+
+def test_ping_p99_through_router(topo, router):
+    # Warm: ARP resolved both ways before measuring.
+    assert len(lab.ping_rtts(topo, "h1", "10.0.2.2", 3, 0.2)) == 3
+    # Every 5 ms: the worker has gone to sleep before each one arrives.
+    check_p99(lab.ping_rtts(topo, "h1", "10.0.2.2", 500, 0.005), 500, "h1 -> h2, 5 ms apart")
+    # Every millisecond, and back to back.
+    check_p99(lab.ping_rtts(topo, "h1", "10.0.2.2", 1000, 0.001), 1000, "h1 -> h2, 1 ms apart")
+
+
+def test_idle_worker_cpu(topo, router):
+    workers = lab.worker_threads(router)
+    assert workers, "no cg-worker thread in /proc/%d/task" % router.proc.pid
+    time.sleep(1)  # whatever traffic came before has settled
+    pid = router.proc.pid
+    t0 = time.monotonic()
+    c0 = {n: lab.thread_cpu_seconds(pid, t) for n, t in workers.items()}
+    time.sleep(10)
+    dt = time.monotonic() - t0
+    for n, t in workers.items():
+        share = (lab.thread_cpu_seconds(pid, t) - c0[n]) / dt
+        print("%s: %.2f %% of a core over %.1f s idle" % (n, 100 * share, dt))
+        assert share <= IDLE_CPU_MAX, "%s used %.1f %% of a core idle" % (n, 100 * share)
