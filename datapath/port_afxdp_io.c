@@ -7,10 +7,14 @@
  */
 #include <bpf/bpf.h>
 #include <errno.h>
+#include <linux/if_ether.h>
+#include <netinet/in.h>
 #include <string.h>
 #include <sys/socket.h>
 
+#include "datapath/csum.h"
 #include "datapath/port_afxdp_priv.h"
+#include "lib/wire.h"
 
 /* A chunk's base: in aligned mode the kernel takes any address inside it back. */
 static inline uint64_t afxdp_chunk_base(const struct port_queue *q, uint64_t addr)
@@ -19,9 +23,45 @@ static inline uint64_t afxdp_chunk_base(const struct port_queue *q, uint64_t add
 }
 
 /*
- * The program redirects only unicast frames for the port's MAC, so every
- * frame is PKT_L2_HOST; no offload state travels with an XSK descriptor.
+ * An XSK descriptor carries no offload state, but a local sender that left
+ * the TCP/UDP checksum to offload (a veth peer with tx-checksumming on: XDP
+ * sees its skb's data as is) wrote the folded pseudo-header sum in the field
+ * (Linux: tcp_v4_send_check, udp4_hwcsum). Such a frame is marked partial,
+ * so the worker completes the checksum, or an egress with offload does. A
+ * complete checksum equal to that value by chance (1 in 65536) is
+ * recomputed to the same value: ip4_l4_csum_complete sums from scratch.
+ * Fragments never carry a partial checksum; UDP 0 is "no checksum".
  */
+static inline void afxdp_csum_partial(struct pkt *pk)
+{
+	const uint8_t *ip = pk->data + ETH_HLEN;
+	uint32_t hlen, tot, l4len, sum, pseudo;
+	unsigned off;
+
+	if (pk->len < ETH_HLEN + 20 || rd16(pk->data + 12) != ETH_P_IP || (ip[0] >> 4) != 4)
+		return;
+	hlen = (ip[0] & 0x0fu) * 4;
+	tot = rd16(ip + 2);
+	if (hlen < 20 || tot < hlen || ETH_HLEN + tot > pk->len || (rd16(ip + 6) & 0x3fff))
+		return;
+	l4len = tot - hlen;
+	if (ip[9] == IPPROTO_TCP && l4len >= 20)
+		off = 16;
+	else if (ip[9] == IPPROTO_UDP && l4len >= 8 && rd16(ip + hlen + 6) != 0)
+		off = 6;
+	else
+		return;
+	sum = csum_partial_sum(ip + 12, 8, 0) + ip[9] + l4len;
+	/* The folded sum itself, not its complement: 0xffff - x is ~x in 16 bits. */
+	pseudo = 0xffffu - csum_fold(sum);
+	if (rd16(ip + hlen + off) != pseudo)
+		return;
+	pk->csum_partial = 1;
+	pk->csum_start = (uint16_t)(ETH_HLEN + hlen);
+	pk->csum_offset = (uint16_t)off;
+}
+
+/* The program redirects only unicast frames for the port's MAC, so every frame is PKT_L2_HOST. */
 unsigned afxdp_rx_burst(struct port_queue *q, struct pkt *pkts, unsigned max)
 {
 	uint32_t idx;
@@ -48,6 +88,7 @@ unsigned afxdp_rx_burst(struct port_queue *q, struct pkt *pkts, unsigned max)
 		    .in_port = q->port_id,
 		    .l2_class = PKT_L2_HOST,
 		};
+		afxdp_csum_partial(&pkts[i]);
 		q->rx_addr[q->rx_held + i] = afxdp_chunk_base(q, d->addr);
 	}
 	q->rx_held += n;

@@ -57,10 +57,9 @@ struct afxdp_port {
 	int prog_fd;
 	int punt_fd;
 	int xsks_fd, local_fd, conf_fd, stats_fd;
-	uint32_t attach_flags; /* XDP_FLAGS_DRV_MODE, for the detach */
-	bool attached;
-	unsigned nopen;            /* queues open on it */
-	int ncpus;                 /* possible CPUs: entries of a per-CPU map value */
+	int link_fd;    /* the BPF link holding the program on the netdev, -1 before the attach */
+	unsigned nopen; /* queues open on it */
+	int ncpus;      /* possible CPUs: entries of a per-CPU map value */
 	struct cg_xdp_ctr *percpu; /* ncpus entries: scratch for reading cg_stats */
 	/* Written by the workers (each queue its own), read by the control thread. */
 	uint64_t punted[WORKER_MAX];

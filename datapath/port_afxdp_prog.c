@@ -29,19 +29,13 @@
 #define CG_XDP_OBJ "/usr/lib/cellgate/cellgate_xdp.bpf.o" /* the build passes $(pkglibdir) */
 #endif
 
-/* The kernel's last extended ack, as libbpf reports it: the reason behind an attach error. */
-static char afxdp_kmsg[256];
-
 static int afxdp_libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	char line[512];
-	const char *k;
+	char text[2048], *line, *save = NULL;
 
-	vsnprintf(line, sizeof(line), fmt, ap);
-	line[strcspn(line, "\n")] = '\0';
-	if ((k = strstr(line, "Kernel error message: ")))
-		snprintf(afxdp_kmsg, sizeof(afxdp_kmsg), "%s", k + 22);
-	if (level != LIBBPF_DEBUG)
+	/* Debug level included: the verifier's log, when it refuses the program, is there. */
+	vsnprintf(text, sizeof(text), fmt, ap);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
 		log_debug("libbpf: %s", line);
 	return 0;
 }
@@ -109,7 +103,8 @@ static int afxdp_load(struct afxdp_port *ap)
 		    p, "loading the XDP program", err,
 		    err == EPERM || err == EACCES
 		        ? "needs CAP_BPF and CAP_NET_ADMIN (or root); before Linux 5.11 "
-		          "also locked memory: raise RLIMIT_MEMLOCK / LimitMEMLOCK="
+		          "also locked memory: raise RLIMIT_MEMLOCK / LimitMEMLOCK=; with -v the "
+		          "verifier's log is among libbpf's lines"
 		        : NULL);
 	}
 	ap->prog_fd = afxdp_prog_fd(ap, CG_XDP_PROG_MAIN);
@@ -152,7 +147,7 @@ static void afxdp_dev_driver(const struct port *p, char *out, size_t len)
 		close(fd);
 }
 
-/* Name of the XDP program now attached to the netdev (id), or "" if it cannot be read. */
+/* Name of the XDP program now attached (id): needs CAP_SYS_ADMIN, so "" after the drop. */
 static void afxdp_attached_name(uint32_t id, char *out, size_t len)
 {
 	struct bpf_prog_info info = {0};
@@ -167,38 +162,20 @@ static void afxdp_attached_name(uint32_t id, char *out, size_t len)
 	close(fd);
 }
 
-/*
- * Another program holds the netdev. One of ours (same name) was left by a
- * cellgated that did not stop cleanly (its sockets are gone with it): take
- * its place. Anyone else's stays, and the port fails.
- */
+/* Another program holds the netdev: it stays, and the port fails saying whose. */
 static int afxdp_attach_busy(struct afxdp_port *ap)
 {
 	struct port *p = ap->port;
 	char name[BPF_OBJ_NAME_LEN + 1], fix[256];
 	uint32_t id = 0;
-	int old, err;
 
-	if (bpf_xdp_query_id(p->ifindex, 0, &id) != 0 || id == 0)
-		return afxdp_fail(p, "attaching the XDP program", EBUSY, NULL);
+	bpf_xdp_query_id(p->ifindex, 0, &id);
 	afxdp_attached_name(id, name, sizeof(name));
-	if (strcmp(name, CG_XDP_PROG_MAIN) != 0) {
-		snprintf(
-		    fix, sizeof(fix),
-		    "XDP program id %u '%s' is attached: detach it (ip link set dev %s xdp off) "
-		    "or use driver afpacket",
-		    id, name, p->netdev);
-		return afxdp_fail(p, "attaching the XDP program", EBUSY, fix);
-	}
-	log_warnx("port %s (netdev %s): afxdp: replacing cellgate XDP program id %u left by an "
-	          "earlier run",
-	          p->name, p->netdev, id);
-	old = bpf_prog_get_fd_by_id(id);
-	LIBBPF_OPTS(bpf_xdp_attach_opts, opts, .old_prog_fd = old);
-	err = bpf_xdp_attach(p->ifindex, ap->prog_fd, ap->attach_flags | XDP_FLAGS_REPLACE, &opts);
-	if (old >= 0)
-		close(old);
-	return err ? afxdp_fail(p, "replacing the XDP program", -err, NULL) : 0;
+	snprintf(fix, sizeof(fix),
+	         "XDP program id %u%s%s%s is attached: detach it (ip link set dev %s xdp off) "
+	         "or use driver afpacket",
+	         id, name[0] ? " '" : "", name, name[0] ? "'" : "", p->netdev);
+	return afxdp_fail(p, "attaching the XDP program", EBUSY, fix);
 }
 
 static int afxdp_attach_error(struct afxdp_port *ap, int err)
@@ -207,6 +184,8 @@ static int afxdp_attach_error(struct afxdp_port *ap, int err)
 	char drv[32], fix[640];
 
 	afxdp_dev_driver(p, drv, sizeof(drv));
+	if (err == EBUSY || err == EEXIST)
+		return afxdp_attach_busy(ap);
 	if (err == EOPNOTSUPP) {
 		snprintf(fix, sizeof(fix), "driver %s has no native XDP: use driver afpacket", drv);
 		return afxdp_fail(p, "attaching the XDP program", err, fix);
@@ -215,50 +194,51 @@ static int afxdp_attach_error(struct afxdp_port *ap, int err)
 		return afxdp_fail(p, "attaching the XDP program", err, "needs CAP_NET_ADMIN");
 	if (err == ERANGE || err == EINVAL) {
 		snprintf(fix, sizeof(fix),
-		         "%s%s%sthe program is single-buffer: every frame must fit one page, so "
-		         "MTU %u may be too large for driver %s; lower it or use driver afpacket",
-		         afxdp_kmsg[0] ? "kernel: " : "", afxdp_kmsg, afxdp_kmsg[0] ? "; " : "",
+		         "the program is single-buffer: every frame must fit one page, so MTU %u "
+		         "may be too large for driver %s (veth: about 3500, and the peer's MTU "
+		         "counts too); lower it or use driver afpacket",
 		         p->mtu, drv);
 		return afxdp_fail(p, "attaching the XDP program", err, fix);
 	}
-	return afxdp_fail(p, "attaching the XDP program", err, afxdp_kmsg[0] ? afxdp_kmsg : NULL);
+	return afxdp_fail(p, "attaching the XDP program", err, NULL);
 }
 
-/* Native mode only: generic XDP would run after the kernel built the skb, and see our punts. */
+/*
+ * Attached through a BPF link (Linux 5.9), in native mode only:
+ *  - the link belongs to this process, so a cellgated that dies, however,
+ *    takes its program off the netdev with it: nothing is left behind to
+ *    black-hole transit traffic, or to refuse the next start;
+ *  - native, because generic XDP would run after the kernel built the skb
+ *    (no gain) and would see our own punts again.
+ * A program someone attached through netlink, or another link, makes the
+ * kernel refuse (EBUSY) and is left alone.
+ */
 int afxdp_port_attach(struct afxdp_port *ap)
 {
+	LIBBPF_OPTS(bpf_link_create_opts, lo, .flags = XDP_FLAGS_DRV_MODE);
 	int err;
 
-	if (ap->attached)
+	if (ap->link_fd >= 0)
 		return 0;
-	ap->attach_flags = XDP_FLAGS_DRV_MODE;
-	afxdp_kmsg[0] = '\0';
 	err = afxdp_conf_write(ap);
 	if (err)
 		return err;
-	err = bpf_xdp_attach(ap->port->ifindex, ap->prog_fd,
-	                     ap->attach_flags | XDP_FLAGS_UPDATE_IF_NOEXIST, NULL);
-	if (err == -EBUSY || err == -EEXIST)
-		err = afxdp_attach_busy(ap);
-	else if (err)
-		err = afxdp_attach_error(ap, -err);
-	if (err)
-		return err;
-	ap->attached = true;
-	log_debug("port %s (netdev %s): afxdp: XDP program attached (native mode)", ap->port->name,
-	          ap->port->netdev);
+	ap->link_fd = bpf_link_create(ap->prog_fd, ap->port->ifindex, BPF_XDP, &lo);
+	if (ap->link_fd < 0) {
+		err = errno;
+		ap->link_fd = -1;
+		return afxdp_attach_error(ap, err);
+	}
+	log_debug("port %s (netdev %s): afxdp: XDP program attached (native mode, BPF link)",
+	          ap->port->name, ap->port->netdev);
 	return 0;
 }
 
 static void afxdp_port_free(struct afxdp_port *ap)
 {
-	if (ap->attached) {
-		LIBBPF_OPTS(bpf_xdp_attach_opts, opts, .old_prog_fd = ap->prog_fd);
-		int err =
-		    bpf_xdp_detach(ap->port->ifindex, ap->attach_flags | XDP_FLAGS_REPLACE, &opts);
-		if (err && err != -ENODEV)
-			afxdp_fail(ap->port, "detaching the XDP program", -err, NULL);
-	}
+	/* Closing the link's last reference detaches the program. */
+	if (ap->link_fd >= 0)
+		close(ap->link_fd);
 	if (ap->obj)
 		bpf_object__close(ap->obj);
 	ap->port->drv = NULL;
@@ -286,6 +266,7 @@ int afxdp_port_get(struct port *p, struct afxdp_port **out)
 	if (!ap)
 		return afxdp_fail(p, "open", ENOMEM, NULL);
 	ap->port = p;
+	ap->link_fd = -1;
 	ap->ncpus = libbpf_num_possible_cpus();
 	ap->percpu = ap->ncpus > 0 ? calloc((size_t)ap->ncpus, sizeof(*ap->percpu)) : NULL;
 	p->drv = ap;

@@ -19,11 +19,14 @@
  * Every decision is counted per CPU (cg_stats) so the daemon can fold the
  * passed frames into the port's counters (xdp_abi.h).
  */
-#include <bpf/bpf_endian.h>
-#include <bpf/bpf_helpers.h>
+/* libbpf's helper headers use the kernel's types, so they come after them. */
+/* clang-format off */
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
 #include <linux/ip.h>
+#include <bpf/bpf_endian.h>
+#include <bpf/bpf_helpers.h>
+/* clang-format on */
 
 #include "datapath/xdp/xdp_abi.h"
 
@@ -60,9 +63,13 @@ static __always_inline int cg_count(struct xdp_md *ctx, __u32 decision, int acti
 {
 	struct cg_xdp_ctr *c = bpf_map_lookup_elem(&cg_stats, &decision);
 
+	/*
+	 * The length from the helper: subtracting packet pointers needs
+	 * CAP_PERFMON at load, which the daemon does not keep.
+	 */
 	if (c) {
 		c->packets++;
-		c->bytes += ctx->data_end - ctx->data;
+		c->bytes += bpf_xdp_get_buff_len(ctx);
 	}
 	return action;
 }

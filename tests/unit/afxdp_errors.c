@@ -3,7 +3,7 @@
  * What the afxdp driver refuses, and how it recovers (see test_afxdp.c): a
  * netdev without native XDP, MTUs a single-buffer program cannot take,
  * queues the netdev does not have or another socket holds, someone else's
- * XDP program, and one of ours left by an earlier run. Last, what still
+ * XDP program, and a process killed while holding the port. Last, what still
  * works once the process runs as the daemon does after -u: an ordinary uid
  * with CAP_NET_ADMIN and CAP_NET_RAW only.
  */
@@ -14,9 +14,11 @@
 #include <linux/bpf.h>
 #include <linux/if_link.h>
 #include <net/if.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "daemon/netdev.h"
@@ -126,29 +128,42 @@ void test_other_program(void)
 	close(fd);
 }
 
-/* A cellgated killed with SIGKILL leaves its program attached: the next one replaces it. */
-void test_leftover_program(void)
+/*
+ * A cellgated killed with SIGKILL closes nothing itself: its BPF link goes
+ * with the process, and the program with the link, so the next one starts.
+ */
+void test_killed_owner(void)
 {
-	struct bpf_object *obj = bpf_object__open_file(TEST_XDP_OBJ, NULL);
-	struct bpf_program *pg;
 	struct port_queue *q;
-	uint32_t old = 0, now = 0;
-	int err;
+	int ready[2], status, err;
+	uint32_t id = 0;
+	char c = 0;
+	pid_t pid;
 
-	CHECK(obj && bpf_object__load(obj) == 0, "load " TEST_XDP_OBJ);
-	pg = obj ? bpf_object__find_program_by_name(obj, CG_XDP_PROG_MAIN) : NULL;
-	CHECK(pg &&
-	          bpf_xdp_attach(tport.ifindex, bpf_program__fd(pg), XDP_FLAGS_DRV_MODE, NULL) == 0,
-	      "attach a leftover");
-	bpf_object__close(obj); /* the netdev keeps the program */
-	CHECK(bpf_xdp_query_id(tport.ifindex, 0, &old) == 0 && old != 0, "leftover attached");
+	CHECK(pipe(ready) == 0, "pipe");
+	pid = fork();
+	if (pid == 0) {
+		close(ready[0]);
+		q = queue_open(0, 0, false, 0, 1);
+		c = q ? 1 : 0;
+		if (write(ready[1], &c, 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(ready[1]);
+	CHECK(read(ready[0], &c, 1) == 1 && c == 1, "child opened the port");
+	CHECK(bpf_xdp_query_id(tport.ifindex, 0, &id) == 0 && id != 0, "child's program attached");
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	close(ready[0]);
+	for (int i = 0; i < 100 && bpf_xdp_query_id(tport.ifindex, 0, &id) == 0 && id; i++)
+		usleep(10000);
+	CHECK(id == 0, "program gone with the killed process (id %u)", id);
 	err = open_err(&tport, 0, 1, &q);
-	CHECK(err == 0 && q, "replaced the leftover: %d", err);
-	CHECK(bpf_xdp_query_id(tport.ifindex, 0, &now) == 0 && now != 0 && now != old,
-	      "a new program (%u, was %u)", now, old);
+	CHECK(err == 0 && q, "the next process opens the port: %d", err);
 	if (q)
 		tport.ops->queue_close(q);
-	CHECK(bpf_xdp_query_id(tport.ifindex, 0, &now) == 0 && now == 0, "detached at close");
 }
 
 static bool reply_4444(const uint8_t *f, size_t len)

@@ -33,7 +33,7 @@ void test_no_native_xdp(void);
 void test_mtu_limits(void);
 void test_queue_limits(void);
 void test_other_program(void);
-void test_leftover_program(void);
+void test_killed_owner(void);
 void test_after_privdrop(void);
 
 #endif

@@ -392,7 +392,7 @@ int main(void)
 	test_mtu_limits();
 	test_queue_limits();
 	test_other_program();
-	test_leftover_program();
+	test_killed_owner();
 	test_after_privdrop(); /* last: it gives up root */
 	close(peer_fd);
 	if (failures) {
