@@ -19,7 +19,9 @@ import tempfile
 import time
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-NS_PREFIX = "cglab"
+# CGLAB_PREFIX: a prefix of one's own (e.g. "xdp14-"), for a session told to
+# name its namespaces so.
+NS_PREFIX = os.environ.get("CGLAB_PREFIX", "cglab")
 
 # Address plan: host name -> (router port, router netdev, host veth, host /24
 # address, router address, loopback /32 addresses).
