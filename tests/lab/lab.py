@@ -572,13 +572,17 @@ def send_frames(topo, host, iface, frames, count=1, interval=0.0):
 def _main(argv):
     """Shell interface for demo.sh and fwd-bench.sh.
 
-    lab.py config [WORKER_CPU]   print the lab config JSON
+    lab.py config [WORKER_CPU [DRIVER]]   print the lab config JSON (ports on
+                                 DRIVER, default afpacket)
     lab.py up OWNER_PID          build the topology; print shell variables
     lab.py down TAG              delete the namespaces of TAG
     """
     if len(argv) >= 1 and argv[0] == "config":
         cpu = [int(argv[1])] if len(argv) > 1 else None
-        print(json.dumps(default_config(worker_cpu=cpu), indent=2))
+        cfg = default_config(worker_cpu=cpu)
+        for p in cfg["cellgate:cellgate"]["port"]:
+            p["driver"] = argv[2] if len(argv) > 2 else p["driver"]
+        print(json.dumps(cfg, indent=2))
     elif len(argv) == 2 and argv[0] == "up":
         t = Topology(owner_pid=int(argv[1])).create()
         print("LAB_TAG=%s" % t.tag)
