@@ -15,7 +15,9 @@
 #   --cpu RATE  also CPU per delivered packet at RATE pps (a rate every router
 #               sustains): busy time of both CPUs from /proc/stat over the run
 #               (the generator's share included, the same for all routers),
-#               divided by the frames h2 received
+#               divided by the frames h2 received. The generator is then
+#               pace_udp (tests/bench/pace_udp.c), which sleeps between 1 ms
+#               bursts: trafgen's pacing spins and would keep its CPU at 100 %
 #
 # Generator: trafgen in h1, one process pinned to CPU $GEN_CPU (0).  Router:
 # cellgated with its worker pinned to CPU $RTR_CPU (1).  Frames: 60 bytes
@@ -53,10 +55,15 @@ ROOT=$(cd "$HERE/../.." && pwd)
 LAB=$ROOT/tests/lab/lab.py
 PY=/usr/bin/python3
 BIN=${BIN:-$ROOT/build/daemon/cellgated}
+PACE=${PACE:-$(dirname "$BIN")/../tests/bench/pace_udp}
 [ "$(id -u)" -eq 0 ] || { echo "fwd-bench: needs root" >&2; exit 1; }
 for t in trafgen taskset ethtool; do
 	command -v $t >/dev/null || { echo "fwd-bench: $t missing (tests/deps.sh)" >&2; exit 1; }
 done
+if [ -n "$CPU_RATE" ] && [ ! -x "$PACE" ]; then
+	echo "fwd-bench: --cpu needs $PACE (make) or PACE=..." >&2
+	exit 1
+fi
 if [ -n "$DRIVERS" ] && [ ! -x "$BIN" ]; then
 	echo "fwd-bench: $BIN not built (or pass --kernel-only)" >&2
 	exit 1
@@ -115,21 +122,27 @@ cpustat() {
 		END { print gb, ga, rb, ra }' /proc/stat
 }
 
-# gen SECONDS [RATE]: run trafgen; print "offered_pps delivered_pps loss% gen_cpu% rtr_cpu% ns_per_pkt".
+# gen SECONDS [RATE [paced]]: run trafgen (or, paced, pace_udp); print
+# "offered_pps delivered_pps loss% gen_cpu% rtr_cpu% ns_per_pkt".
 gen() {
 	local secs=$1 rate=${2:-} tx0 tx1 rx0 rx1 d c0 c1
 	read -r tx0 d < <(stat "$NS_H1" h1-r tx)
 	read -r rx0 d < <(stat "$NS_H2" h2-r rx)
 	c0=$(cpustat)
-	# -P 1: one process; --no-sock-mem/-Q: leave socket memory sysctls and IRQ
-	# affinity alone (-Q matters: IRQ affinity is global, not per netns).
-	in1 timeout -s INT "$secs" taskset -c "$GEN_CPU" trafgen -o h1-r \
-		-i "$WORK/udp64.trafgen" -P 1 --no-sock-mem -Q -C ${rate:+-b "${rate}pps"} \
-		>"$WORK/trafgen.log" 2>&1
+	if [ "${3:-}" = paced ]; then
+		in1 taskset -c "$GEN_CPU" "$PACE" h1-r "$RMAC" "$H1MAC" "$rate" "$secs" \
+			>"$WORK/trafgen.log" 2>&1
+	else
+		# -P 1: one process; --no-sock-mem/-Q: leave socket memory sysctls and IRQ
+		# affinity alone (-Q matters: IRQ affinity is global, not per netns).
+		in1 timeout -s INT "$secs" taskset -c "$GEN_CPU" trafgen -o h1-r \
+			-i "$WORK/udp64.trafgen" -P 1 --no-sock-mem -Q -C ${rate:+-b "${rate}pps"} \
+			>"$WORK/trafgen.log" 2>&1
+	fi
 	d=$?
 	c1=$(cpustat)
 	if [ "$d" -ne 0 ] && [ "$d" -ne 124 ]; then
-		echo "trafgen failed ($d):" >&2
+		echo "generator failed ($d):" >&2
 		sed 's/^/  /' "$WORK/trafgen.log" >&2
 	fi
 	sleep 1
@@ -168,7 +181,8 @@ cg_start() { # DRIVER
 	ip -n "$NS_R" neigh flush all 2>/dev/null
 	"$PY" "$LAB" config "$RTR_CPU" "$1" >"$WORK/cellgated.json"
 	rm -rf "$WORK/run" && mkdir -p "$WORK/run"
-	inr "$BIN" -f "$WORK/cellgated.json" -d -r "$WORK/run" 2>"$WORK/cellgated-$1.log" &
+	# Not through inr: $! must be cellgated itself (ip netns exec execs it), for the signals.
+	ip netns exec "$NS_R" "$BIN" -f "$WORK/cellgated.json" -d -r "$WORK/run" 2>"$WORK/cellgated-$1.log" &
 	DPID=$!
 	for _ in $(seq 100); do
 		[ -s "$WORK/run/cellgated.pid" ] && break
@@ -231,7 +245,7 @@ measure() {
 	[ "$SWEEP" -eq 1 ] && z=$(sweep 3) && echo "    zero-loss rate (sweep): $z pps"
 	ns="-"
 	if [ -n "$CPU_RATE" ]; then
-		read -r co cd cl g r ns < <(gen "$T" "$CPU_RATE")
+		read -r co cd cl g r ns < <(gen "$T" "$CPU_RATE" paced)
 		printf '    at %s pps: delivered %.0f pps, loss %.2f %%, CPU %s %.0f %% + %s %.0f %%: %s ns per packet\n' \
 			"$CPU_RATE" "$cd" "$cl" "$GEN_CPU" "$g" "$RTR_CPU" "$r" "$ns"
 	fi
