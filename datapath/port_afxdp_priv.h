@@ -58,6 +58,7 @@ struct afxdp_port {
 	int punt_fd;
 	int xsks_fd, local_fd, conf_fd, stats_fd;
 	int link_fd;    /* the BPF link holding the program on the netdev, -1 before the attach */
+	int promisc_fd; /* holds the netdev's promiscuity (setting promiscuous), or -1 */
 	unsigned nopen; /* queues open on it */
 	int ncpus;      /* possible CPUs: entries of a per-CPU map value */
 	struct cg_xdp_ctr *percpu; /* ncpus entries: scratch for reading cg_stats */

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <linux/ethtool.h>
 #include <linux/if_link.h>
+#include <linux/if_packet.h>
 #include <linux/sockios.h>
 #include <net/if.h>
 #include <stdarg.h>
@@ -227,6 +228,7 @@ int afxdp_port_attach(struct afxdp_port *ap)
 	if (ap->link_fd < 0) {
 		err = errno;
 		ap->link_fd = -1;
+	ap->promisc_fd = -1;
 		return afxdp_attach_error(ap, err);
 	}
 	log_debug("port %s (netdev %s): afxdp: XDP program attached (native mode, BPF link)",
@@ -234,8 +236,29 @@ int afxdp_port_attach(struct afxdp_port *ap)
 	return 0;
 }
 
+/*
+ * promiscuous: a packet socket that receives nothing (protocol 0) holds the
+ * netdev's promiscuity for us (PACKET_MR_PROMISC is counted per socket and
+ * undone when it closes, crash included), as afpacket's RX socket does.
+ * Frames for other MACs then reach the program, which counts them as
+ * l2-other-host.
+ */
+static int afxdp_promisc(struct afxdp_port *ap)
+{
+	struct packet_mreq mr = {.mr_ifindex = ap->port->ifindex, .mr_type = PACKET_MR_PROMISC};
+
+	ap->promisc_fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
+	if (ap->promisc_fd < 0 || setsockopt(ap->promisc_fd, SOL_PACKET, PACKET_ADD_MEMBERSHIP,
+	                                     &mr, sizeof(mr)) != 0)
+		return afxdp_fail(ap->port, "promiscuous mode", errno,
+		                  errno == EPERM ? "needs CAP_NET_RAW" : NULL);
+	return 0;
+}
+
 static void afxdp_port_free(struct afxdp_port *ap)
 {
+	if (ap->promisc_fd >= 0)
+		close(ap->promisc_fd);
 	/* Closing the link's last reference detaches the program. */
 	if (ap->link_fd >= 0)
 		close(ap->link_fd);
@@ -267,10 +290,13 @@ int afxdp_port_get(struct port *p, struct afxdp_port **out)
 		return afxdp_fail(p, "open", ENOMEM, NULL);
 	ap->port = p;
 	ap->link_fd = -1;
+	ap->promisc_fd = -1;
 	ap->ncpus = libbpf_num_possible_cpus();
 	ap->percpu = ap->ncpus > 0 ? calloc((size_t)ap->ncpus, sizeof(*ap->percpu)) : NULL;
 	p->drv = ap;
 	err = ap->percpu ? afxdp_load(ap) : afxdp_fail(p, "counting CPUs", ENOMEM, NULL);
+	if (!err && p->settings.promiscuous)
+		err = afxdp_promisc(ap);
 	if (err) {
 		afxdp_port_free(ap);
 		return err;

@@ -33,6 +33,25 @@ HOSTS = {
 }
 
 
+# The driver of the lab's Ethernet ports (default_config): "afpacket" unless
+# a module runs on several (LAB_DRIVERS, conftest.py) or CGLAB_DRIVER says.
+DRIVER = os.environ.get("CGLAB_DRIVER", "afpacket")
+DRIVERS_ALL = ("afpacket", "afxdp")
+
+
+def afxdp_object(binary=None):
+    """The XDP object the afxdp driver of `binary` loads, or None if there is
+    none (a build without libxdp has no afxdp driver)."""
+    build = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
+        binary or cellgated_path()))), "datapath", "xdp", "cellgate_xdp.bpf.o")
+    for path in [build] + [os.path.join(d, "cellgate", "cellgate_xdp.bpf.o")
+                           for d in ("/usr/lib/x86_64-linux-gnu", "/usr/lib",
+                                     "/usr/local/lib")]:
+        if os.path.exists(path):
+            return path
+    return None
+
+
 def cellgated_path():
     return os.environ.get("CELLGATED",
                           os.path.join(REPO, "build", "daemon", "cellgated"))
@@ -83,7 +102,7 @@ def default_config(workers=1, worker_cpu=None, extra_system=None,
     extra_system: leaves merged into "system" (e.g. {"arp-retries": 1});
     extra_port: port name -> leaves merged into that port
     (e.g. {"eth0": {"promiscuous": True}}); extra_routes: static routes
-    appended to the lab's own.
+    appended to the lab's own. The ports' driver is DRIVER.
     """
     system = {"workers": workers}
     if worker_cpu is not None:
@@ -93,7 +112,7 @@ def default_config(workers=1, worker_cpu=None, extra_system=None,
     ports = []
     for host in ("h1", "h2", "h3"):
         pname, rdev, _, _, raddr, _ = HOSTS[host]
-        ports.append({"name": pname, "driver": "afpacket", "netdev": rdev,
+        ports.append({"name": pname, "driver": DRIVER, "netdev": rdev,
                       "ipv4": {"address": [{"ip": raddr,
                                             "prefix-length": 24}]}})
         ports[-1].update((extra_port or {}).get(pname, {}))

@@ -16,6 +16,9 @@ import pytest
 
 import lab
 
+# Run on both Ethernet drivers (conftest.py: test ids [afpacket], [afxdp]).
+LAB_DRIVERS = lab.DRIVERS_ALL
+
 MSS = 1448  # 1500 - 20 - 20 - 12 bytes of TCP timestamps
 SMALL_MTU = 1280
 
