@@ -35,7 +35,9 @@ struct xdp_addrs {
 	uint32_t addr[XDP_ADDRS_MAX]; /* host order */
 	unsigned n;
 	bool overflow;
-	char buf[32768]; /* a dump part is at most what we read with (netlink_dump) */
+	/* Netlink messages are read in place: aligned as struct nlmsghdr needs. A dump part is at
+	 * most what we read with (netlink_dump). */
+	char buf[32768] __attribute__((aligned(8)));
 };
 
 static void xdp_addrs_add(struct xdp_addrs *xa, uint32_t a_be)
