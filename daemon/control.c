@@ -56,7 +56,7 @@ static void control_link_poll(struct control *ctl)
 		struct ifreq ifr = {0};
 		bool up;
 
-		if (pt->ops != &port_afpacket_ops)
+		if (pt->ops != &port_afpacket_ops && pt->ops != &port_afxdp_ops)
 			continue;
 		snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", pt->netdev);
 		if (ioctl(sock, SIOCGIFFLAGS, &ifr) != 0)

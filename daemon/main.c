@@ -15,17 +15,20 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "daemon/atm.h"
 #include "config/config.h"
+#include "daemon/atm.h"
 #include "daemon/control.h"
-#include "lib/clock.h"
-#include "lib/log.h"
-#include "daemon/mgmt.h"
 #include "daemon/fpm.h"
+#include "daemon/mgmt.h"
 #include "daemon/netdev.h"
 #include "daemon/privdrop.h"
 #include "daemon/routes.h"
 #include "daemon/service.h"
+#include "daemon/xdp_addrs.h"
+#include "daemon/xdp_arp.h"
+#include "datapath/port_afxdp.h"
+#include "lib/clock.h"
+#include "lib/log.h"
 
 #ifndef CONF_DIR
 #define CONF_DIR "/etc/cellgate" /* the build passes $(sysconfdir)/cellgate */
@@ -132,7 +135,8 @@ static int port_setup(struct dataplane *dp, const struct cfg *cfg, unsigned i)
 	pt->id = (uint16_t)i;
 	pt->settings = cp->settings;
 	pt->ip4_addr = cp->naddrs ? cp->addrs[0].addr : 0;
-	pt->ops = port_ops_find(cp->driver);
+	/* auto: afxdp first, afpacket if it does not open (port_queues_open_auto). */
+	pt->ops = strcmp(cp->driver, "auto") == 0 ? &port_afxdp_ops : port_ops_find(cp->driver);
 	if (!pt->ops) {
 		log_warnx("port %s: unknown driver '%s'", cp->name, cp->driver);
 		return -EINVAL;
@@ -159,6 +163,32 @@ static int port_queues_open(struct port *pt, unsigned n)
 	return err;
 }
 
+static void port_queues_close(struct port *pt)
+{
+	for (unsigned q = 0; q < pt->nqueues; q++)
+		pt->ops->queue_close(pt->queues[q]);
+	pt->nqueues = 0;
+}
+
+/*
+ * driver auto: afxdp where every queue opens (its reasons for not opening
+ * are logged as it fails), else afpacket; says which.
+ */
+static int port_queues_open_auto(struct port *pt, unsigned n)
+{
+	int err = port_queues_open(pt, n);
+
+	if (!err) {
+		log_info("port %s: driver auto: afxdp", pt->name);
+		return 0;
+	}
+	port_queues_close(pt);
+	pt->ops = &port_afpacket_ops;
+	log_info("port %s: driver auto: afpacket (afxdp does not open on %s, see above)", pt->name,
+	         pt->netdev);
+	return port_queues_open(pt, n);
+}
+
 /*
  * Ethernet and ATM ports take the dataplane ids of their configuration index;
  * ATM subinterfaces follow, once the ATM ports below them are open.
@@ -172,13 +202,16 @@ static int ports_open(struct dataplane *dp, const struct cfg *cfg, struct atm_ct
 		                                                  : atm_port_setup(atm, i);
 		unsigned nq = cfg->ports[i].kind == CFG_PORT_ETHERNET ? cfg->workers : 1;
 		if (!err)
-			err = port_queues_open(pt, nq);
+			err = strcmp(cfg->ports[i].driver, "auto") == 0
+			          ? port_queues_open_auto(pt, nq)
+			          : port_queues_open(pt, nq);
 		if (err) {
 			if (cfg->ports[i].netdev[0])
 				log_warnx("port %s (netdev %s): cannot be opened, see above",
 				          cfg->ports[i].name, cfg->ports[i].netdev);
 			else
-				log_warnx("port %s: cannot be opened, see above", cfg->ports[i].name);
+				log_warnx("port %s: cannot be opened, see above",
+				          cfg->ports[i].name);
 			return err;
 		}
 		const char *carrier = atm_port_carrier(atm, i);
@@ -210,12 +243,8 @@ static int ports_open(struct dataplane *dp, const struct cfg *cfg, struct atm_ct
 static void ports_close(struct dataplane *dp)
 {
 	/* Last first: subinterfaces point into the ATM ports below them. */
-	for (unsigned i = dp->nports; i-- > 0;) {
-		struct port *pt = &dp->ports[i];
-		for (unsigned q = 0; q < pt->nqueues; q++)
-			pt->ops->queue_close(pt->queues[q]);
-		pt->nqueues = 0;
-	}
+	for (unsigned i = dp->nports; i-- > 0;)
+		port_queues_close(&dp->ports[i]);
 }
 
 /* Worker i goes to the configured CPU, else spread over the CPUs after the first. */
@@ -298,6 +327,8 @@ static int run(struct options *o, struct cfg *cfg)
 	                      .config_path = o->config,
 	                      .yang_dir = o->yang_dir,
 	                      .start_ms = realtime_ms()};
+	struct xdp_addrs *xdp = NULL;
+	struct xdp_arp *xdp_arp = NULL;
 	int rc = 1;
 
 	if (netdev_ip_forward_get() == 1)
@@ -316,6 +347,10 @@ static int run(struct options *o, struct cfg *cfg)
 
 	if (ports_open(&dp, cfg, ctl.atm) != 0 || atm_start(ctl.atm, ctl.base, ctl.neigh) != 0 ||
 	    neigh_open(ctl.neigh) != 0)
+		goto out;
+	/* Before any worker runs: frames to our addresses go to the kernel from the first. */
+	xdp = xdp_addrs_start(ctl.base, &dp);
+	if (xdp_arp_start(ctl.base, &dp, ctl.neigh, &xdp_arp) != 0)
 		goto out;
 	int failed = routes_apply_config(ctl.rib, cfg);
 	if (failed)
@@ -360,6 +395,8 @@ out:
 	if (rc != 0)
 		log_warnx("cellgated: startup failed, exiting");
 	mgmt_stop(&ctl);
+	xdp_addrs_stop(xdp);
+	xdp_arp_stop(xdp_arp);
 	if (ctl.atm)
 		control_snmp_stop(&ctl);
 	ports_close(&dp);

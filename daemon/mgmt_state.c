@@ -9,8 +9,8 @@
  * same numbers. RFC 7951 section 6.1: 64-bit integers are JSON strings.
  */
 #include <arpa/inet.h>
-#include <net/if.h>
 #include <errno.h>
+#include <net/if.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -19,6 +19,7 @@
 #include "daemon/mgmt.h"
 #include "daemon/netdev.h"
 #include "daemon/stats_fields.h"
+#include "datapath/port_afxdp.h"
 #include "lib/addr.h"
 #include "lib/clock.h"
 #include "lib/json.h"
@@ -71,6 +72,34 @@ static bool port_oper_up(const struct control *ctl, const struct stats_snapshot 
 	return up;
 }
 
+static const char *const xdp_decision_name[CG_XDP__MAX] = {
+#define X(id, name, desc) [CG_XDP_##id] = name,
+    CG_XDP_DECISIONS(X)
+#undef X
+};
+
+/* What the XDP program decided, since it was loaded (clear-counters does not reach it). */
+static void state_port_afxdp(FILE *out, const struct port *pt)
+{
+	struct cg_xdp_ctr d[CG_XDP__MAX];
+	const char *mode = afxdp_queue_mode(pt, 0);
+	uint64_t punted, errors;
+
+	fputs(",\"afxdp\":{", out);
+	if (mode)
+		fprintf(out, "\"mode\":\"%s\",", mode);
+	afxdp_punt_counts(pt, &punted, &errors);
+	fprintf(out, "\"punted\":\"%lu\",\"punt-errors\":\"%lu\"", punted, errors);
+	if (afxdp_decisions(pt, d) == 0) {
+		fputs(",\"decision\":[", out);
+		for (unsigned i = 0; i < CG_XDP__MAX; i++)
+			fprintf(out, "%s{\"name\":\"%s\",\"packets\":\"%lu\"}", i ? "," : "",
+			        xdp_decision_name[i], (unsigned long)d[i].packets);
+		fputc(']', out);
+	}
+	fputc('}', out);
+}
+
 static void state_port(FILE *out, const struct control *ctl, const struct stats_snapshot *s,
                        unsigned p)
 {
@@ -102,6 +131,9 @@ static void state_port(FILE *out, const struct control *ctl, const struct stats_
 		stats_fields_json(out, atm_port_counter_fields, &ac, true);
 		fputc('}', out);
 	}
+	fprintf(out, ",\"driver\":\"%s\"", pt->ops->driver);
+	if (pt->ops == &port_afxdp_ops)
+		state_port_afxdp(out, pt);
 	fputc('}', out);
 }
 

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "datapath/dataplane.h"
+#include "datapath/port_afxdp.h"
 #include "datapath/port_atm.h"
 #include "datapath/port_cellpw.h"
 #include "datapath/worker_priv.h"
@@ -118,6 +119,25 @@ void stats_atm_take(const struct dataplane *dp, struct stats_snapshot *snap)
 	}
 }
 
+/*
+ * An afxdp port's XDP program decides some frames without the worker (it
+ * passes the host's own to the kernel): fold its counts in, so the
+ * accounting rule holds on the port as on any other.
+ */
+static void stats_afxdp_take(const struct dataplane *dp, struct stats_snapshot *snap)
+{
+	for (unsigned p = 0; p < dp->nports; p++) {
+		struct stats_port *sp = &snap->port[p];
+
+		if (dp->ports[p].ops != &port_afxdp_ops)
+			continue;
+		afxdp_counters_add(&dp->ports[p], &sp->c);
+		sp->drops_total = 0;
+		for (unsigned r = 0; r < DROP__MAX; r++)
+			sp->drops_total += sp->c.drops[r];
+	}
+}
+
 void dp_stats_take(const struct dataplane *dp, struct stats_snapshot *snap)
 {
 	const struct worker_counters *wc[WORKER_MAX];
@@ -128,4 +148,5 @@ void dp_stats_take(const struct dataplane *dp, struct stats_snapshot *snap)
 	for (unsigned i = 0; i < dp->nworkers; i++)
 		snap->worker_held[i] = dp_worker_held(dp, i);
 	stats_atm_take(dp, snap);
+	stats_afxdp_take(dp, snap);
 }

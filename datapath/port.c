@@ -4,6 +4,7 @@
 
 static const struct port_ops *const port_drivers[] = {
     &port_afpacket_ops,
+    &port_afxdp_ops,
     &port_cellpw_ops,
     &port_atmsock_ops,
 };

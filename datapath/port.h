@@ -136,6 +136,7 @@ struct port {
 const struct port_ops *port_ops_find(const char *driver);
 
 extern const struct port_ops port_afpacket_ops;
+extern const struct port_ops port_afxdp_ops; /* AF_XDP + XDP program (port_afxdp.h) */
 extern const struct port_ops port_cellpw_ops; /* ATM cells over Ethernet, RFC 4717 */
 extern const struct port_ops port_atmsub_ops; /* ATM subinterfaces, set up by the daemon */
 extern const struct port_ops port_atmsock_ops; /* Linux ATM sockets (PF_ATMPVC) */

@@ -13,6 +13,7 @@ PACKAGES="
 build-essential autoconf automake libtool pkg-config clang libclang-rt-14-dev
 libevent-dev libyang2-dev libyang2-tools libmnl-dev liburcu-dev
 libsystemd-dev libcap-ng-dev libsnmp-dev libisal-dev libssl-dev libcrypt-dev
+libxdp-dev libbpf-dev llvm
 systemd iproute2 iputils-ping traceroute iperf3 netsniff-ng ethtool tshark curl sockperf
 snmpd snmp snmptrapd smitools
 python3 python3-scapy python3-pytest python3-pyroute2

@@ -30,6 +30,37 @@ def cellgated_bin():
     return path
 
 
+def pytest_generate_tests(metafunc):
+    """A module that sets LAB_DRIVERS = lab.DRIVERS_ALL runs once per driver
+    of its Ethernet ports (test ids [afpacket], [afxdp]); CGLAB_DRIVERS
+    (comma-separated) narrows that for a run."""
+    if "lab_driver" not in metafunc.fixturenames or \
+            not hasattr(metafunc.module, "LAB_DRIVERS"):
+        return  # the other modules keep their test ids, on lab.DRIVER
+    drivers = metafunc.module.LAB_DRIVERS
+    only = os.environ.get("CGLAB_DRIVERS")
+    if only:
+        drivers = [d for d in drivers if d in only.split(",")] or [lab.DRIVER]
+    metafunc.parametrize("lab_driver", list(drivers), indirect=True,
+                         scope="module")
+
+
+@pytest.fixture(scope="module")
+def lab_driver(request):
+    """The Ethernet driver this module's daemons run on: lab.default_config
+    reads lab.DRIVER, set here for the module's tests (pytest runs a
+    module-scoped parameter's tests together)."""
+    drv = getattr(request, "param", lab.DRIVER)
+    if drv == "afxdp" and not lab.afxdp_object():
+        pytest.fail("driver afxdp: %s was built without libxdp (configure: "
+                    "afxdp port driver: no); CGLAB_DRIVERS=afpacket runs "
+                    "afpacket only" % lab.cellgated_path(), pytrace=False)
+    saved = lab.DRIVER
+    lab.DRIVER = drv
+    yield drv
+    lab.DRIVER = saved
+
+
 @pytest.fixture(scope="module")
 def topo_options():
     """Keyword arguments for lab.Topology; a test module overrides this
@@ -38,7 +69,7 @@ def topo_options():
 
 
 @pytest.fixture(scope="module")
-def topo(request, topo_options):
+def topo(request, topo_options, lab_driver):
     if os.geteuid() != 0:
         pytest.fail("the lab needs root (network namespaces, AF_PACKET)",
                     pytrace=False)

@@ -34,6 +34,25 @@ HOSTS = {
 }
 
 
+# The driver of the lab's Ethernet ports (default_config): "afpacket" unless
+# a module runs on several (LAB_DRIVERS, conftest.py) or CGLAB_DRIVER says.
+DRIVER = os.environ.get("CGLAB_DRIVER", "afpacket")
+DRIVERS_ALL = ("afpacket", "afxdp")
+
+
+def afxdp_object(binary=None):
+    """The XDP object the afxdp driver of `binary` loads, or None if there is
+    none (a build without libxdp has no afxdp driver)."""
+    build = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
+        binary or cellgated_path()))), "datapath", "xdp", "cellgate_xdp.bpf.o")
+    for path in [build] + [os.path.join(d, "cellgate", "cellgate_xdp.bpf.o")
+                           for d in ("/usr/lib/x86_64-linux-gnu", "/usr/lib",
+                                     "/usr/local/lib")]:
+        if os.path.exists(path):
+            return path
+    return None
+
+
 def cellgated_path():
     return os.environ.get("CELLGATED",
                           os.path.join(REPO, "build", "daemon", "cellgated"))
@@ -84,7 +103,7 @@ def default_config(workers=1, worker_cpu=None, extra_system=None,
     extra_system: leaves merged into "system" (e.g. {"arp-retries": 1});
     extra_port: port name -> leaves merged into that port
     (e.g. {"eth0": {"promiscuous": True}}); extra_routes: static routes
-    appended to the lab's own.
+    appended to the lab's own. The ports' driver is DRIVER.
     """
     system = {"workers": workers}
     if worker_cpu is not None:
@@ -94,7 +113,7 @@ def default_config(workers=1, worker_cpu=None, extra_system=None,
     ports = []
     for host in ("h1", "h2", "h3"):
         pname, rdev, _, _, raddr, _ = HOSTS[host]
-        ports.append({"name": pname, "driver": "afpacket", "netdev": rdev,
+        ports.append({"name": pname, "driver": DRIVER, "netdev": rdev,
                       "ipv4": {"address": [{"ip": raddr,
                                             "prefix-length": 24}]}})
         ports[-1].update((extra_port or {}).get(pname, {}))
@@ -611,13 +630,17 @@ def percentile(values, q):
 def _main(argv):
     """Shell interface for demo.sh and fwd-bench.sh.
 
-    lab.py config [WORKER_CPU]   print the lab config JSON
+    lab.py config [WORKER_CPU [DRIVER]]   print the lab config JSON (ports on
+                                 DRIVER, default afpacket)
     lab.py up OWNER_PID          build the topology; print shell variables
     lab.py down TAG              delete the namespaces of TAG
     """
     if len(argv) >= 1 and argv[0] == "config":
         cpu = [int(argv[1])] if len(argv) > 1 else None
-        print(json.dumps(default_config(worker_cpu=cpu), indent=2))
+        cfg = default_config(worker_cpu=cpu)
+        for p in cfg["cellgate:cellgate"]["port"]:
+            p["driver"] = argv[2] if len(argv) > 2 else p["driver"]
+        print(json.dumps(cfg, indent=2))
     elif len(argv) == 2 and argv[0] == "up":
         t = Topology(owner_pid=int(argv[1])).create()
         print("LAB_TAG=%s" % t.tag)

@@ -20,6 +20,9 @@ from scapy.all import (IP, UDP, Ether, IPOption_NOP, IPOption_Router_Alert,
 
 import lab
 
+# Run on both Ethernet drivers (conftest.py: test ids [afpacket], [afxdp]).
+LAB_DRIVERS = lab.DRIVERS_ALL
+
 MTU = 1280
 SINK = 9999          # UDP port h2 listens on (no port unreachables)
 FOREIGN_MAC = "02:00:00:00:00:99"

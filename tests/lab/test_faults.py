@@ -30,6 +30,9 @@ import time
 import pytest
 
 import lab
+
+# Run on both Ethernet drivers (conftest.py: test ids [afpacket], [afxdp]).
+LAB_DRIVERS = lab.DRIVERS_ALL
 import restconf as rc
 
 R = "/cellgate:cellgate"

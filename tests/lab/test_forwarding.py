@@ -16,6 +16,9 @@ import pytest
 
 import lab
 
+# Run on both Ethernet drivers (conftest.py: test ids [afpacket], [afxdp]).
+LAB_DRIVERS = lab.DRIVERS_ALL
+
 MALFORMED = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                          "malformed.py")
 PY = "/usr/bin/python3"

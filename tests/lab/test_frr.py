@@ -23,6 +23,9 @@ import pytest
 
 import frr
 import lab
+
+# Run on both Ethernet drivers (conftest.py: test ids [afpacket], [afxdp]).
+LAB_DRIVERS = lab.DRIVERS_ALL
 import restconf as rc
 from conftest import start_router
 

@@ -21,6 +21,9 @@ import pytest
 
 import lab
 
+# Run on both Ethernet drivers (conftest.py: test ids [afpacket], [afxdp]).
+LAB_DRIVERS = lab.DRIVERS_ALL
+
 SINK = 9999
 BCAST = "ff:ff:ff:ff:ff:ff"
 DEAD_GW = "10.0.2.99"      # gateway of 10.77.0.0/24 in the lab config

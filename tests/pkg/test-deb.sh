@@ -228,6 +228,7 @@ EXPECTED="
 ./usr/share/man/man8/cellgated.8.gz
 ./usr/share/snmp/mibs/CELLGATE-MIB.txt
 ./usr/share/yang/modules/cellgate/cellgate.yang
+./usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null)/cellgate/cellgate_xdp.bpf.o
 "
 # What debhelper adds to make install's set (and how dh_compress renames).
 deb_only='^\./usr/share/doc/cellgate/(changelog\.gz|copyright)$|^\./usr/share/lintian/overrides/cellgate$'
