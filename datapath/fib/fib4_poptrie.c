@@ -1,0 +1,234 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * fib4_poptrie: the API. Checks arguments, reserves everything an update may
+ * allocate (so a failed update changes nothing), keeps the control-side
+ * prefix index (datapath/fib/fib4_index.h, shared with DIR-24-8), and hands
+ * the painting to fib4_poptrie_update.c.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "fib/fib4_poptrie_priv.h"
+
+#define NODES_DEFAULT (1u << 22)
+#define HUGE_PAGE     (2u << 20)
+#define DIRECT_BYTES  ((size_t)PT_DIRECT_SLOTS * sizeof(uint32_t))
+
+static inline uint32_t prefix_mask(uint8_t len)
+{
+	return len ? ~0u << (32 - len) : 0;
+}
+
+static bool args_ok(uint32_t prefix, uint8_t len)
+{
+	return len <= 32 && !(prefix & ~prefix_mask(len));
+}
+
+/* direct[] on its own huge page: every lookup starts there. */
+static uint32_t *direct_map(void)
+{
+	void *p;
+
+	if (posix_memalign(&p, HUGE_PAGE, DIRECT_BYTES))
+		return NULL;
+	(void)madvise(p, DIRECT_BYTES, MADV_HUGEPAGE); /* advisory */
+	memset(p, 0, DIRECT_BYTES);
+	return p;
+}
+
+void fib4_poptrie_destroy(struct fib4_poptrie *pt)
+{
+	if (!pt)
+		return;
+	free(pt->direct);
+	free(pt->sdir);
+	free(pt->sdepth);
+	free(pt->sn);
+	pt_pool_fini(&pt->nodes);
+	pt_pool_fini(&pt->leaves);
+	fib4_index_fini(&pt->ix);
+	free(pt);
+}
+
+struct fib4_poptrie *fib4_poptrie_create(uint32_t max_nodes)
+{
+	uint32_t nodes = max_nodes ? max_nodes : NODES_DEFAULT;
+	/* A node has at most 64 leaves: the leaf pool can never be the tighter limit. */
+	uint64_t leaves = (uint64_t)nodes * PT_FANOUT;
+	struct fib4_poptrie *pt = calloc(1, sizeof(*pt));
+	int rc;
+
+	if (!pt)
+		return NULL;
+	fib4_index_init(&pt->ix);
+	pt->sn_free = PT_NONE;
+	pt->direct = direct_map();
+	pt->sdir = calloc(PT_DIRECT_SLOTS, sizeof(*pt->sdir));
+	pt->sdepth = calloc(PT_DIRECT_SLOTS, sizeof(*pt->sdepth));
+	rc = pt_pool_init(&pt->nodes, sizeof(struct fib4_poptrie_node), nodes);
+	if (rc == 0)
+		rc = pt_pool_init(&pt->leaves, sizeof(uint32_t),
+		                  (uint32_t)(leaves < PT_EXT ? leaves : PT_EXT - 1));
+	if (rc < 0 || !pt->direct || !pt->sdir || !pt->sdepth) {
+		fib4_poptrie_destroy(pt);
+		errno = rc < 0 ? -rc : ENOMEM;
+		return NULL;
+	}
+	pt->dir.direct = pt->direct;
+	pt->dir.nodes = pt_pool_at(&pt->nodes, 0);
+	pt->dir.leaves = pt_pool_at(&pt->leaves, 0);
+	return pt;
+}
+
+static int sn_reserve(struct fib4_poptrie *pt)
+{
+	uint32_t cap = pt->sn_cap ? pt->sn_cap : 64;
+	struct pt_snode *sn;
+
+	/* Creations take free ids first; only the rest extends the array. */
+	if (pt->nsn + PT_LEVELS <= pt->sn_cap)
+		return 0;
+	while (cap < pt->nsn + PT_LEVELS)
+		cap *= 2;
+	if (cap >= PT_EXT)
+		return -ENOSPC;
+	sn = realloc(pt->sn, (size_t)cap * sizeof(*sn));
+	if (!sn)
+		return -ENOMEM;
+	pt->sn = sn;
+	pt->sn_cap = cap;
+	return 0;
+}
+
+/*
+ * Worst case of one update over T touched nodes: each writes at most one
+ * leaf block (<= 64) and one block of its child nodes (all blocks together
+ * <= T, a node being the child of one parent), a /18 slot's node one more
+ * node of its own; and parks at most three blocks.
+ */
+static int reserve(struct fib4_poptrie *pt, const struct pt_op *op)
+{
+	uint64_t t = pt_update_worst_nodes(pt, op);
+	int rc = sn_reserve(pt);
+
+	if (rc == 0)
+		rc = pt_pool_reserve(&pt->nodes, 2 * t, 2 * t);
+	if (rc == 0)
+		rc = pt_pool_reserve(&pt->leaves, PT_FANOUT * t, t);
+	return rc;
+}
+
+int fib4_poptrie_insert(struct fib4_poptrie *pt, uint32_t prefix, uint8_t len, uint32_t value)
+{
+	uint32_t old;
+	struct pt_op op;
+	int rc;
+
+	if (!args_ok(prefix, len) || !value || value > FIB4_VALUE_MAX)
+		return -EINVAL;
+	old = fib4_index_get(&pt->ix, prefix, len);
+	if (old == value)
+		return 0;
+	/* Entries of shorter prefixes, and this one's own when it is replaced. */
+	op = (struct pt_op){.prefix = prefix,
+	                    .len = len,
+	                    .lo = 0,
+	                    .hi = len,
+	                    .depth = len,
+	                    .value = value,
+	                    .refs = old ? 0 : 1};
+	rc = reserve(pt, &op);
+	if (rc == 0 && !old)
+		rc = fib4_index_reserve(&pt->ix, len);
+	if (rc < 0)
+		return rc;
+	fib4_index_set(&pt->ix, prefix, len, value);
+	pt_update_apply(pt, &op);
+	return 0;
+}
+
+int fib4_poptrie_delete(struct fib4_poptrie *pt, uint32_t prefix, uint8_t len)
+{
+	struct pt_op op;
+	uint8_t cover_len;
+	uint32_t cover;
+	int rc;
+
+	if (!args_ok(prefix, len))
+		return -EINVAL;
+	if (!fib4_index_get(&pt->ix, prefix, len))
+		return -ENOENT;
+	/* Its entries fall back to the next shorter prefix that covers it (or to no route). */
+	cover = fib4_index_cover(&pt->ix, prefix, len, &cover_len);
+	op = (struct pt_op){.prefix = prefix,
+	                    .len = len,
+	                    .lo = len,
+	                    .hi = len,
+	                    .depth = cover_len,
+	                    .value = cover,
+	                    .refs = -1};
+	rc = reserve(pt, &op);
+	if (rc < 0)
+		return rc;
+	fib4_index_remove(&pt->ix, prefix, len);
+	pt_update_apply(pt, &op);
+	return 0;
+}
+
+uint32_t fib4_poptrie_get(const struct fib4_poptrie *pt, uint32_t prefix, uint8_t len)
+{
+	if (!args_ok(prefix, len))
+		return 0;
+	return fib4_index_get(&pt->ix, prefix, len);
+}
+
+void fib4_poptrie_reclaim(struct fib4_poptrie *pt)
+{
+	pt_pool_reclaim(&pt->nodes);
+	pt_pool_reclaim(&pt->leaves);
+}
+
+void fib4_poptrie_get_stats(const struct fib4_poptrie *pt, struct fib4_poptrie_stats *st)
+{
+	*st = (struct fib4_poptrie_stats){0};
+	for (int l = 0; l <= 32; l++) {
+		st->routes_by_len[l] = pt->ix.len[l].used;
+		st->routes += pt->ix.len[l].used;
+	}
+	st->nodes = pt->nodes.live;
+	st->leaves = pt->leaves.live;
+	st->shadow_nodes = pt->sn_live;
+	st->pending = pt->nodes.nparked + pt->leaves.nparked;
+	st->lookup_bytes =
+	    DIRECT_BYTES + pt->nodes.live * pt->nodes.elem + pt->leaves.live * pt->leaves.elem;
+	st->touched_bytes =
+	    DIRECT_BYTES + pt_pool_touched_bytes(&pt->nodes) + pt_pool_touched_bytes(&pt->leaves);
+	st->memory_bytes = sizeof(*pt) + st->touched_bytes +
+	                   (size_t)PT_DIRECT_SLOTS * (sizeof(*pt->sdir) + sizeof(*pt->sdepth)) +
+	                   (size_t)pt->sn_cap * sizeof(*pt->sn) + pt_pool_meta_bytes(&pt->nodes) +
+	                   pt_pool_meta_bytes(&pt->leaves) + fib4_index_memory(&pt->ix);
+}
+
+int fib4_poptrie_walk(const struct fib4_poptrie *pt,
+                      int (*cb)(uint32_t prefix, uint8_t len, uint32_t value, void *arg), void *arg)
+{
+	return fib4_index_walk(&pt->ix, cb, arg);
+}
+
+/*
+ * A plain loop: the lookups of a burst are independent, so the core already
+ * overlaps their cache misses (staged and prefetching variants measured
+ * slower, doc/FIB.md). On x86-64 a second copy is built for CPUs with POPCNT,
+ * chosen once at load time, since the baseline ISA has no population count.
+ */
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target_clones("popcnt", "default")))
+#endif
+void fib4_poptrie_lookup_bulk(const struct fib4_poptrie *pt, const uint32_t *addrs,
+                              uint32_t *values, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		values[i] = fib4_poptrie_lookup(pt, addrs[i]);
+}

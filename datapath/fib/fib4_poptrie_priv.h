@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Internals shared by fib4_poptrie.c (API, argument checks, reservations)
+ * and fib4_poptrie_update.c (the update algorithm). Control side only.
+ *
+ * Shadow trie: for every /18 slot that holds prefixes longer than /18, a
+ * control-side node per 6-bit stride holds its 64 children uncompressed, as
+ * DIR-24-8 holds its entries: e[i] is a value, or PT_EXT | child shadow node;
+ * d[i] is the length of the prefix that owns the entry (for a child node: of
+ * the prefix covering the child's whole range, its "base"). Invariant, as in
+ * fib4.c: every entry below a child has a depth > the child's offset, or the
+ * child's base depth. An update paints entries whose depth allows it, then
+ * re-encodes the touched shadow nodes into the compressed read side.
+ *
+ * A shadow node whose 64 children are all leaves of one value is published
+ * as that single leaf in its parent (or in direct[]), so the read side never
+ * holds a node it does not need.
+ */
+#ifndef CELLGATE_FIB4_POPTRIE_PRIV_H
+#define CELLGATE_FIB4_POPTRIE_PRIV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "fib/fib4_index.h"
+#include "fib/fib4_poptrie.h"
+#include "fib/fib4_poptrie_pool.h"
+
+#define PT_DIRECT_SLOTS (1u << FIB4_POPTRIE_DIRECT)
+#define PT_EXT          FIB4_POPTRIE_EXT
+#define PT_NONE         0xffffffffu
+#define PT_FANOUT       64u
+/* Nodes one update may create: one per level below direct[] (/24, /30, /32). */
+#define PT_LEVELS 3u
+
+struct pt_snode {
+	uint32_t e[PT_FANOUT];
+	uint8_t d[PT_FANOUT];
+	struct fib4_poptrie_node rn; /* what the read side holds, when published as a node */
+	uint32_t leaf;               /* what it holds instead, when published as a leaf */
+	uint32_t parent;             /* shadow node, or PT_NONE for a /18 slot's node */
+	uint32_t pos;                /* index in the parent, or the direct[] slot */
+	uint32_t self;               /* a /18 slot's node: its own 1-node block, or PT_NONE */
+	uint32_t subtree;            /* shadow nodes below and including this one */
+	uint16_t refs;               /* prefixes of its own strides + child nodes */
+	uint8_t off;                 /* first address bit it indexes: 18, 24 or 30 */
+	uint8_t state;               /* enum pt_state */
+};
+
+enum pt_state {
+	PT_UNPUBLISHED = 0, /* just created, nothing on the read side yet */
+	PT_AS_NODE,
+	PT_AS_LEAF,
+};
+
+struct fib4_poptrie {
+	struct fib4_poptrie_dir dir; /* first: the lookup casts the fib to it */
+	uint32_t *direct;            /* writable alias of dir.direct */
+	uint32_t *sdir;              /* shadow of direct[]: value or PT_EXT | shadow node */
+	uint8_t *sdepth;             /* depth of each direct[] slot (base depth for nodes) */
+	struct pt_snode *sn;
+	uint32_t nsn, sn_cap, sn_free, sn_live;
+	struct pt_pool nodes, leaves;
+	struct fib4_index ix;
+};
+
+/* One update, as the painter sees it: entries with lo <= depth <= hi get value/depth. */
+struct pt_op {
+	uint32_t prefix;
+	uint8_t len;
+	uint8_t lo, hi;
+	uint8_t depth;
+	uint32_t value;
+	int8_t refs; /* +1: new prefix, -1: prefix removed, 0: value replaced */
+};
+
+/* Shadow nodes and pool space that applying op may need at most. */
+uint64_t pt_update_worst_nodes(const struct fib4_poptrie *pt, const struct pt_op *op);
+
+/* Apply op; every allocation it makes must have been reserved. */
+void pt_update_apply(struct fib4_poptrie *pt, const struct pt_op *op);
+
+#endif
