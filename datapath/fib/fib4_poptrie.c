@@ -12,9 +12,9 @@
 
 #include "fib/fib4_poptrie_priv.h"
 
-#define NODES_DEFAULT (1u << 22)
-#define HUGE_PAGE     (2u << 20)
-#define DIRECT_BYTES  ((size_t)PT_DIRECT_SLOTS * sizeof(uint32_t))
+#define POOL_KIB_DEFAULT (1u << 20) /* 1 GiB of address space; used as needed */
+#define HUGE_PAGE        (2u << 20)
+#define DIRECT_BYTES     ((size_t)PT_DIRECT_SLOTS * sizeof(uint32_t))
 
 static inline uint32_t prefix_mask(uint8_t len)
 {
@@ -46,17 +46,15 @@ void fib4_poptrie_destroy(struct fib4_poptrie *pt)
 	free(pt->sdir);
 	free(pt->sdepth);
 	free(pt->sn);
-	pt_pool_fini(&pt->nodes);
-	pt_pool_fini(&pt->leaves);
+	pt_pool_fini(&pt->pool);
 	fib4_index_fini(&pt->ix);
 	free(pt);
 }
 
-struct fib4_poptrie *fib4_poptrie_create(uint32_t max_nodes)
+struct fib4_poptrie *fib4_poptrie_create(uint32_t pool_kib)
 {
-	uint32_t nodes = max_nodes ? max_nodes : NODES_DEFAULT;
-	/* A node has at most 64 leaves: the leaf pool can never be the tighter limit. */
-	uint64_t leaves = (uint64_t)nodes * PT_FANOUT;
+	uint64_t words =
+	    (uint64_t)(pool_kib ? pool_kib : POOL_KIB_DEFAULT) * 1024 / sizeof(uint32_t);
 	struct fib4_poptrie *pt = calloc(1, sizeof(*pt));
 	int rc;
 
@@ -67,18 +65,15 @@ struct fib4_poptrie *fib4_poptrie_create(uint32_t max_nodes)
 	pt->direct = direct_map();
 	pt->sdir = calloc(PT_DIRECT_SLOTS, sizeof(*pt->sdir));
 	pt->sdepth = calloc(PT_DIRECT_SLOTS, sizeof(*pt->sdepth));
-	rc = pt_pool_init(&pt->nodes, sizeof(struct fib4_poptrie_node), nodes);
-	if (rc == 0)
-		rc = pt_pool_init(&pt->leaves, sizeof(uint32_t),
-		                  (uint32_t)(leaves < PT_EXT ? leaves : PT_EXT - 1));
+	/* Indexes into words[] must stay clear of FIB4_POPTRIE_EXT. */
+	rc = pt_pool_init(&pt->pool, (uint32_t)(words < PT_EXT ? words : PT_EXT - 1));
 	if (rc < 0 || !pt->direct || !pt->sdir || !pt->sdepth) {
 		fib4_poptrie_destroy(pt);
 		errno = rc < 0 ? -rc : ENOMEM;
 		return NULL;
 	}
 	pt->dir.direct = pt->direct;
-	pt->dir.nodes = pt_pool_at(&pt->nodes, 0);
-	pt->dir.leaves = pt_pool_at(&pt->leaves, 0);
+	pt->dir.words = pt->pool.base;
 	return pt;
 }
 
@@ -104,9 +99,9 @@ static int sn_reserve(struct fib4_poptrie *pt)
 
 /*
  * Worst case of one update over T touched nodes: each writes at most one
- * leaf block (<= 64) and one block of its child nodes (all blocks together
- * <= T, a node being the child of one parent), a /18 slot's node one more
- * node of its own; and parks at most three blocks.
+ * block of its child nodes (all of them together <= 6T words, a node being
+ * the child of one parent) and one of its leaves (<= 64 words, or 70 with the
+ * node itself for a /18 slot's node), and parks at most three blocks.
  */
 static int reserve(struct fib4_poptrie *pt, const struct pt_op *op)
 {
@@ -114,9 +109,8 @@ static int reserve(struct fib4_poptrie *pt, const struct pt_op *op)
 	int rc = sn_reserve(pt);
 
 	if (rc == 0)
-		rc = pt_pool_reserve(&pt->nodes, 2 * t, 2 * t);
-	if (rc == 0)
-		rc = pt_pool_reserve(&pt->leaves, PT_FANOUT * t, t);
+		rc = pt_pool_reserve(&pt->pool, t * (PT_NODE_WORDS + PT_NODE_WORDS + PT_FANOUT),
+		                     3 * t);
 	return rc;
 }
 
@@ -186,8 +180,7 @@ uint32_t fib4_poptrie_get(const struct fib4_poptrie *pt, uint32_t prefix, uint8_
 
 void fib4_poptrie_reclaim(struct fib4_poptrie *pt)
 {
-	pt_pool_reclaim(&pt->nodes);
-	pt_pool_reclaim(&pt->leaves);
+	pt_pool_reclaim(&pt->pool);
 }
 
 void fib4_poptrie_get_stats(const struct fib4_poptrie *pt, struct fib4_poptrie_stats *st)
@@ -197,18 +190,16 @@ void fib4_poptrie_get_stats(const struct fib4_poptrie *pt, struct fib4_poptrie_s
 		st->routes_by_len[l] = pt->ix.len[l].used;
 		st->routes += pt->ix.len[l].used;
 	}
-	st->nodes = pt->nodes.live;
-	st->leaves = pt->leaves.live;
+	st->nodes = pt->nnodes;
+	st->leaves = pt->nleaves;
 	st->shadow_nodes = pt->sn_live;
-	st->pending = pt->nodes.nparked + pt->leaves.nparked;
-	st->lookup_bytes =
-	    DIRECT_BYTES + pt->nodes.live * pt->nodes.elem + pt->leaves.live * pt->leaves.elem;
-	st->touched_bytes =
-	    DIRECT_BYTES + pt_pool_touched_bytes(&pt->nodes) + pt_pool_touched_bytes(&pt->leaves);
+	st->pending = pt->pool.nparked;
+	st->lookup_bytes = DIRECT_BYTES + pt->pool.live * sizeof(uint32_t);
+	st->touched_bytes = DIRECT_BYTES + pt_pool_touched_bytes(&pt->pool);
 	st->memory_bytes = sizeof(*pt) + st->touched_bytes +
 	                   (size_t)PT_DIRECT_SLOTS * (sizeof(*pt->sdir) + sizeof(*pt->sdepth)) +
-	                   (size_t)pt->sn_cap * sizeof(*pt->sn) + pt_pool_meta_bytes(&pt->nodes) +
-	                   pt_pool_meta_bytes(&pt->leaves) + fib4_index_memory(&pt->ix);
+	                   (size_t)pt->sn_cap * sizeof(*pt->sn) + pt_pool_meta_bytes(&pt->pool) +
+	                   fib4_index_memory(&pt->ix);
 }
 
 int fib4_poptrie_walk(const struct fib4_poptrie *pt,

@@ -9,13 +9,16 @@
  *
  * Read side (what fib4_poptrie_lookup touches):
  *   direct[addr >> 14]: 2^18 entries. A value (0 = no route), or
- *     FIB4_POPTRIE_EXT | the index of the node for that /18.
+ *     FIB4_POPTRIE_EXT | where the node for that /18 starts in words[].
  *   node: 64 children, indexed by the next 6 address bits (bits beyond /32
- *     read as 0). `vector` marks the children that are nodes: child i is
- *     nodes[base1 + popcount(vector & (2^i - 1))]. The others are leaves, and
- *     runs of equal neighbouring leaves are stored once: `leafvec` marks where
- *     a run starts, and child i's value is
- *     leaves[base0 + popcount(leafvec & (2^(i+1) - 1)) - 1].
+ *     read as 0). `vector` marks the children that are nodes: child i is the
+ *     node at words[base1 + 6 * popcount(vector & (2^i - 1))]. The others are
+ *     leaves, and runs of equal neighbouring leaves are stored once: `leafvec`
+ *     marks where a run starts, and child i's value is
+ *     words[base0 + popcount(leafvec & (2^(i+1) - 1)) - 1].
+ *   Nodes and leaves share one array of words, so the node of a /18 (what
+ *     most lookups below direct[] reach) is stored with its leaves right
+ *     after it: usually one cache line, or two adjacent ones, for both.
  * So a lookup is one load for most addresses, and one node and one leaf per
  * 6 bits past /18 for the rest (three levels at most: /24, /30, /32).
  *
@@ -52,8 +55,11 @@ struct fib4_poptrie_stats {
 	size_t memory_bytes;  /* all memory held, control side included */
 };
 
-/* max_nodes: node pool size (0 = 2^24, address space only until used). NULL on failure. */
-struct fib4_poptrie *fib4_poptrie_create(uint32_t max_nodes);
+/*
+ * pool_kib: address space for nodes and leaves (0 = 1 GiB); memory is used as
+ * the table needs it. NULL on failure (errno set).
+ */
+struct fib4_poptrie *fib4_poptrie_create(uint32_t pool_kib);
 void fib4_poptrie_destroy(struct fib4_poptrie *fib);
 
 /*
@@ -92,12 +98,18 @@ struct fib4_poptrie_node {
 
 struct fib4_poptrie_dir {
 	const uint32_t *direct;
-	const struct fib4_poptrie_node *nodes;
-	const uint32_t *leaves;
+	const uint32_t *words; /* nodes (FIB4_POPTRIE_NODE_WORDS each) and leaves */
 };
 
-#define FIB4_POPTRIE_EXT    0x80000000u
-#define FIB4_POPTRIE_DIRECT 18 /* address bits resolved by direct[] */
+#define FIB4_POPTRIE_EXT        0x80000000u
+#define FIB4_POPTRIE_DIRECT     18 /* address bits resolved by direct[] */
+#define FIB4_POPTRIE_NODE_WORDS 6
+
+static inline const struct fib4_poptrie_node *fib4_poptrie_node_at(const uint32_t *words,
+                                                                   uint32_t i)
+{
+	return (const struct fib4_poptrie_node *)(const void *)(words + i);
+}
 
 /* Longest-prefix match: the value, or 0 if no prefix covers addr. Lock-free. */
 static inline uint32_t fib4_poptrie_lookup(const struct fib4_poptrie *fib, uint32_t addr)
@@ -111,19 +123,19 @@ static inline uint32_t fib4_poptrie_lookup(const struct fib4_poptrie *fib, uint3
 
 	if (__builtin_expect(!(e & FIB4_POPTRIE_EXT), 1))
 		return e;
-	n = &d->nodes[e & ~FIB4_POPTRIE_EXT];
+	n = fib4_poptrie_node_at(d->words, e & ~FIB4_POPTRIE_EXT);
 	for (;;) {
 		unsigned v = (addr << off) >> 26;
 		uint64_t bit = 1ull << v;
+		uint32_t rank;
 
 		if (!(n->vector & bit)) {
-			uint32_t i = n->base0 +
-			             (uint32_t)__builtin_popcountll(n->leafvec & ((bit << 1) - 1));
-
-			/* Relaxed: leaves of an unchanged node are rewritten in place. */
-			return __atomic_load_n(&d->leaves[i - 1], __ATOMIC_RELAXED);
+			rank = (uint32_t)__builtin_popcountll(n->leafvec & ((bit << 1) - 1));
+			/* Relaxed: leaves of a node that keeps its shape are rewritten in place. */
+			return __atomic_load_n(&d->words[n->base0 + rank - 1], __ATOMIC_RELAXED);
 		}
-		n = &d->nodes[n->base1 + (uint32_t)__builtin_popcountll(n->vector & (bit - 1))];
+		rank = (uint32_t)__builtin_popcountll(n->vector & (bit - 1));
+		n = fib4_poptrie_node_at(d->words, n->base1 + FIB4_POPTRIE_NODE_WORDS * rank);
 		off += 6;
 	}
 }

@@ -7,35 +7,36 @@
 #include "fib/fib4_poptrie_pool.h"
 
 #define COMMIT_STEP (2u << 20) /* one transparent huge page */
+#define WORD        sizeof(uint32_t)
 
 static size_t round_up(size_t x, size_t to)
 {
 	return (x + to - 1) / to * to;
 }
 
-int pt_pool_init(struct pt_pool *p, size_t elem, uint32_t cap)
+int pt_pool_init(struct pt_pool *p, uint32_t cap)
 {
 	size_t bytes, head;
-	uint8_t *raw;
+	uint8_t *raw, *base;
 
 	memset(p, 0, sizeof(*p));
-	if (elem < sizeof(uint32_t) || cap == 0)
+	if (cap == 0 || cap > (1u << 31))
 		return -EINVAL;
 	/* Address space only: PROT_NONE is never charged, even with strict overcommit. */
-	bytes = round_up((size_t)cap * elem, COMMIT_STEP);
+	bytes = round_up((size_t)cap * WORD, COMMIT_STEP);
 	raw = mmap(NULL, bytes + COMMIT_STEP, PROT_NONE,
 	           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (raw == MAP_FAILED)
 		return -ENOMEM;
 	/* Align to a huge page so each committed step can be one THP. */
-	p->base = (uint8_t *)round_up((uintptr_t)raw, COMMIT_STEP);
-	head = (size_t)(p->base - raw);
+	base = (uint8_t *)round_up((uintptr_t)raw, COMMIT_STEP);
+	head = (size_t)(base - raw);
 	if (head)
 		munmap(raw, head);
-	munmap(p->base + bytes, COMMIT_STEP - head);
-	p->elem = elem;
+	munmap(base + bytes, COMMIT_STEP - head);
+	p->base = (uint32_t *)base;
 	p->cap = cap;
-	for (unsigned i = 0; i <= PT_BLOCK_MAX; i++)
+	for (unsigned i = 0; i <= PT_BLOCK_MAX / 2; i++)
 		p->free_head[i] = PT_POOL_NONE;
 	return 0;
 }
@@ -43,7 +44,7 @@ int pt_pool_init(struct pt_pool *p, size_t elem, uint32_t cap)
 void pt_pool_fini(struct pt_pool *p)
 {
 	if (p->base)
-		munmap(p->base, round_up((size_t)p->cap * p->elem, COMMIT_STEP));
+		munmap(p->base, round_up((size_t)p->cap * WORD, COMMIT_STEP));
 	free(p->parked);
 	memset(p, 0, sizeof(*p));
 }
@@ -51,23 +52,24 @@ void pt_pool_fini(struct pt_pool *p)
 static int pool_commit(struct pt_pool *p, uint64_t need)
 {
 	size_t have = p->committed_bytes;
-	size_t want = round_up((size_t)need * p->elem, COMMIT_STEP);
-	size_t limit = round_up((size_t)p->cap * p->elem, COMMIT_STEP);
+	size_t want = round_up((size_t)need * WORD, COMMIT_STEP);
+	size_t limit = round_up((size_t)p->cap * WORD, COMMIT_STEP);
+	uint8_t *base = (uint8_t *)p->base;
 
 	if (want > limit)
 		want = limit;
-	if (mprotect(p->base + have, want - have, PROT_READ | PROT_WRITE) < 0)
+	if (mprotect(base + have, want - have, PROT_READ | PROT_WRITE) < 0)
 		return -ENOMEM;
 	/* Advisory: the lookups' working set on 2 MiB pages needs a few TLB entries. */
-	(void)madvise(p->base + have, want - have, MADV_HUGEPAGE);
+	(void)madvise(base + have, want - have, MADV_HUGEPAGE);
 	p->committed_bytes = want;
-	p->committed = (uint32_t)(want / p->elem < p->cap ? want / p->elem : p->cap);
+	p->committed = (uint32_t)(want / WORD < p->cap ? want / WORD : p->cap);
 	return 0;
 }
 
-int pt_pool_reserve(struct pt_pool *p, uint64_t elems, uint64_t frees)
+int pt_pool_reserve(struct pt_pool *p, uint64_t words, uint64_t frees)
 {
-	uint64_t need = (uint64_t)p->top + elems;
+	uint64_t need = (uint64_t)p->top + words;
 
 	if (need > p->cap)
 		return -ENOSPC;
@@ -90,43 +92,46 @@ int pt_pool_reserve(struct pt_pool *p, uint64_t elems, uint64_t frees)
 	return 0;
 }
 
+/* Exact sizes only: blocks come and go in the same sizes as a table churns. */
 uint32_t pt_pool_alloc(struct pt_pool *p, unsigned n)
 {
-	uint32_t at = p->free_head[n];
+	unsigned size = pt_pool_size(n);
+	uint32_t at = p->free_head[size / 2];
 
 	if (at != PT_POOL_NONE) {
-		memcpy(&p->free_head[n], pt_pool_at(p, at), sizeof(uint32_t));
+		p->free_head[size / 2] = p->base[at];
 	} else {
 		at = p->top;
-		p->top += n;
+		p->top += size;
 	}
-	p->live += n;
+	p->live += size;
 	return at;
 }
 
 void pt_pool_free(struct pt_pool *p, uint32_t at, unsigned n)
 {
-	p->parked[p->nparked++] = (uint64_t)at << 8 | n;
-	p->parked_elems += n;
-	p->live -= n;
+	unsigned size = pt_pool_size(n);
+
+	p->parked[p->nparked++] = (uint64_t)at << 16 | size;
+	p->live -= size;
 }
 
 void pt_pool_reclaim(struct pt_pool *p)
 {
 	for (uint32_t i = 0; i < p->nparked; i++) {
-		uint32_t at = (uint32_t)(p->parked[i] >> 8);
-		unsigned n = (unsigned)(p->parked[i] & 0xff);
+		uint32_t at = (uint32_t)(p->parked[i] >> 16);
+		unsigned size = (unsigned)(p->parked[i] & 0xffff);
 
-		memcpy(pt_pool_at(p, at), &p->free_head[n], sizeof(uint32_t));
-		p->free_head[n] = at;
+		/* No reader is left in the block: its first word can link the free list. */
+		p->base[at] = p->free_head[size / 2];
+		p->free_head[size / 2] = at;
 	}
 	p->nparked = 0;
-	p->parked_elems = 0;
 }
 
 size_t pt_pool_touched_bytes(const struct pt_pool *p)
 {
-	return (size_t)p->top * p->elem;
+	return (size_t)p->top * WORD;
 }
 
 size_t pt_pool_meta_bytes(const struct pt_pool *p)

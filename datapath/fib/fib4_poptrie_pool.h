@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Block pools of the compressed FIB (fib4_poptrie): one array of fixed-size
- * elements (nodes or leaves) from which runs of 1..64 contiguous elements are
- * handed out, so a node can address its children and leaves as base + rank.
+ * The block pool of the compressed FIB (fib4_poptrie): one array of 32-bit
+ * words from which blocks of 2..PT_BLOCK_MAX contiguous words are handed out
+ * (sizes rounded up to even, blocks 8-byte aligned, so that a block can hold
+ * nodes), so a node can address its children and leaves as base + rank.
  *
  * The array never moves: its whole span is reserved as address space at
  * creation (PROT_NONE, no memory committed) and made readable and writable in
@@ -26,39 +27,38 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PT_BLOCK_MAX 64u
+/* The largest block: 64 child nodes of 6 words. */
+#define PT_BLOCK_MAX 384u
 
 struct pt_pool {
-	uint8_t *base;      /* element 0; the reserved span starts here */
-	size_t elem;        /* bytes per element, >= 4 */
-	uint32_t cap;       /* elements reserved */
-	uint32_t committed; /* elements readable and writable */
+	uint32_t *base;     /* word 0; the reserved span starts here */
+	uint32_t cap;       /* words reserved */
+	uint32_t committed; /* words readable and writable */
 	size_t committed_bytes;
-	uint32_t top; /* elements [0, top) have been handed out at some time */
-	uint32_t free_head[PT_BLOCK_MAX + 1]; /* per exact size; PT_POOL_NONE = empty */
-	uint64_t live;                        /* elements in blocks handed out */
-	uint64_t parked_elems;                /* in parked blocks */
-	uint64_t *parked;                     /* index << 8 | size */
+	uint32_t top;                             /* words [0, top) were handed out at some time */
+	uint32_t free_head[PT_BLOCK_MAX / 2 + 1]; /* per exact size / 2; PT_POOL_NONE = empty */
+	uint64_t live;                            /* words in blocks handed out */
+	uint64_t *parked;                         /* index << 16 | size */
 	uint32_t nparked, parked_cap;
 };
 
 #define PT_POOL_NONE 0xffffffffu
 
-/* 0, -EINVAL (elem < 4 or cap 0) or -ENOMEM (no address space). */
-int pt_pool_init(struct pt_pool *p, size_t elem, uint32_t cap);
+/* cap: words (at most 2^31). 0, -EINVAL or -ENOMEM (no address space). */
+int pt_pool_init(struct pt_pool *p, uint32_t cap);
 void pt_pool_fini(struct pt_pool *p);
 
 /*
- * Make the next allocations of up to `elems` elements in total, and the next
- * `frees` pt_pool_free calls, unable to fail. 0, -ENOSPC (the reserved span is
- * too small) or -ENOMEM.
+ * Make the next allocations of up to `words` words in total (sizes as
+ * rounded), and the next `frees` pt_pool_free calls, unable to fail. 0,
+ * -ENOSPC (the reserved span is too small) or -ENOMEM.
  */
-int pt_pool_reserve(struct pt_pool *p, uint64_t elems, uint64_t frees);
+int pt_pool_reserve(struct pt_pool *p, uint64_t words, uint64_t frees);
 
-/* A block of n (1..PT_BLOCK_MAX) elements; within a prior reservation. */
+/* A block of n (1..PT_BLOCK_MAX) words, at an even index; within a prior reservation. */
 uint32_t pt_pool_alloc(struct pt_pool *p, unsigned n);
 
-/* Park the block [at, at + n); within a prior reservation. */
+/* Park the block of n words at `at` (n as given to pt_pool_alloc); within a reservation. */
 void pt_pool_free(struct pt_pool *p, uint32_t at, unsigned n);
 
 /* Make the parked blocks reusable: call only after a grace period. */
@@ -66,7 +66,13 @@ void pt_pool_reclaim(struct pt_pool *p);
 
 static inline void *pt_pool_at(const struct pt_pool *p, uint32_t i)
 {
-	return p->base + (size_t)i * p->elem;
+	return p->base + i;
+}
+
+/* Words a block of n takes. */
+static inline unsigned pt_pool_size(unsigned n)
+{
+	return (n + 1) & ~1u;
 }
 
 /* Bytes ever handed out (what the process touched), and the parked list's own array. */

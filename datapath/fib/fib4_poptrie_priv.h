@@ -30,6 +30,7 @@
 #define PT_EXT          FIB4_POPTRIE_EXT
 #define PT_NONE         0xffffffffu
 #define PT_FANOUT       64u
+#define PT_NODE_WORDS   FIB4_POPTRIE_NODE_WORDS
 /* Nodes one update may create: one per level below direct[] (/24, /30, /32). */
 #define PT_LEVELS 3u
 
@@ -40,11 +41,11 @@ struct pt_snode {
 	uint32_t leaf;               /* what it holds instead, when published as a leaf */
 	uint32_t parent;             /* shadow node, or PT_NONE for a /18 slot's node */
 	uint32_t pos;                /* index in the parent, or the direct[] slot */
-	uint32_t self;               /* a /18 slot's node: its own 1-node block, or PT_NONE */
-	uint32_t subtree;            /* shadow nodes below and including this one */
-	uint16_t refs;               /* prefixes of its own strides + child nodes */
-	uint8_t off;                 /* first address bit it indexes: 18, 24 or 30 */
-	uint8_t state;               /* enum pt_state */
+	uint32_t self;    /* a /18 slot's node: its block (node, then leaves) or PT_NONE */
+	uint32_t subtree; /* shadow nodes below and including this one */
+	uint16_t refs;    /* prefixes of its own strides + child nodes */
+	uint8_t off;      /* first address bit it indexes: 18, 24 or 30 */
+	uint8_t state;    /* enum pt_state */
 };
 
 enum pt_state {
@@ -60,7 +61,8 @@ struct fib4_poptrie {
 	uint8_t *sdepth;             /* depth of each direct[] slot (base depth for nodes) */
 	struct pt_snode *sn;
 	uint32_t nsn, sn_cap, sn_free, sn_live;
-	struct pt_pool nodes, leaves;
+	struct pt_pool pool;      /* words[]: nodes and leaves */
+	uint64_t nnodes, nleaves; /* published */
 	struct fib4_index ix;
 };
 

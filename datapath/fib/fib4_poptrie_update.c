@@ -58,15 +58,29 @@ static uint32_t sn_create(struct fib4_poptrie *pt, uint32_t parent, uint32_t pos
 	return id;
 }
 
+static struct fib4_poptrie_node *node_at(struct fib4_poptrie *pt, uint32_t i)
+{
+	return (struct fib4_poptrie_node *)(void *)(pt->pool.base + i);
+}
+
 /* Park the blocks of a node published as a node (readers may still be in them). */
 static void sn_drop_blocks(struct fib4_poptrie *pt, struct pt_snode *n)
 {
+	unsigned nl;
+
 	if (n->state != PT_AS_NODE)
 		return;
-	if (n->rn.leafvec)
-		pt_pool_free(&pt->leaves, n->rn.base0, pt_popcount(n->rn.leafvec));
+	nl = pt_popcount(n->rn.leafvec);
 	if (n->rn.vector)
-		pt_pool_free(&pt->nodes, n->rn.base1, pt_popcount(n->rn.vector));
+		pt_pool_free(&pt->pool, n->rn.base1, PT_NODE_WORDS * pt_popcount(n->rn.vector));
+	if (n->parent == PT_NONE) {
+		pt_pool_free(&pt->pool, n->self, PT_NODE_WORDS + nl);
+		n->self = PT_NONE;
+	} else if (nl) {
+		pt_pool_free(&pt->pool, n->rn.base0, nl);
+	}
+	pt->nnodes--;
+	pt->nleaves -= nl;
 }
 
 /* A node with no prefixes and no children left; its parent has stopped pointing at it. */
@@ -75,8 +89,6 @@ static void sn_destroy(struct fib4_poptrie *pt, uint32_t id)
 	struct pt_snode *n = &pt->sn[id];
 
 	sn_drop_blocks(pt, n);
-	if (n->self != PT_NONE)
-		pt_pool_free(&pt->nodes, n->self, 1);
 	for (uint32_t a = n->parent; a != PT_NONE; a = pt->sn[a].parent)
 		pt->sn[a].subtree--;
 	if (n->parent != PT_NONE)
@@ -120,18 +132,9 @@ static void sn_scan(const struct fib4_poptrie *pt, const struct pt_snode *n, str
 	}
 }
 
-static uint32_t leaves_write(struct fib4_poptrie *pt, const uint32_t *v, unsigned n)
-{
-	uint32_t at = pt_pool_alloc(&pt->leaves, n);
-
-	/* Fresh block: no reader can reach it before the release that publishes it. */
-	memcpy(pt_pool_at(&pt->leaves, at), v, n * sizeof(*v));
-	return at;
-}
-
 static void leaves_rewrite(struct fib4_poptrie *pt, uint32_t at, const uint32_t *v, unsigned n)
 {
-	uint32_t *l = pt_pool_at(&pt->leaves, at);
+	uint32_t *l = pt_pool_at(&pt->pool, at);
 
 	for (unsigned k = 0; k < n; k++) {
 		if (l[k] != v[k])
@@ -141,47 +144,78 @@ static void leaves_rewrite(struct fib4_poptrie *pt, uint32_t at, const uint32_t 
 
 static uint32_t kids_write(struct fib4_poptrie *pt, const uint32_t *kid, unsigned n)
 {
-	uint32_t at = pt_pool_alloc(&pt->nodes, n);
-	struct fib4_poptrie_node *dst = pt_pool_at(&pt->nodes, at);
+	uint32_t at = pt_pool_alloc(&pt->pool, PT_NODE_WORDS * n);
 
+	/* Fresh block: no reader can reach it before the release that publishes it. */
 	for (unsigned k = 0; k < n; k++)
-		dst[k] = pt->sn[kid[k]].rn;
+		*node_at(pt, at + PT_NODE_WORDS * k) = pt->sn[kid[k]].rn;
 	return at;
+}
+
+/* A /18 slot's node: one block, the node then its leaves, switched to with one store. */
+static void root_write(struct fib4_poptrie *pt, struct pt_snode *n, struct fib4_poptrie_node *rn,
+                       const struct pt_enc *x)
+{
+	uint32_t at = pt_pool_alloc(&pt->pool, PT_NODE_WORDS + x->nleaves);
+
+	rn->base0 = at + PT_NODE_WORDS;
+	rn->leafvec = x->leafvec;
+	memcpy(pt_pool_at(&pt->pool, rn->base0), x->leaf, x->nleaves * sizeof(uint32_t));
+	*node_at(pt, at) = *rn;
+	__atomic_store_n(&pt->direct[n->pos], PT_EXT | at, __ATOMIC_RELEASE);
+	if (n->self != PT_NONE)
+		pt_pool_free(&pt->pool, n->self, PT_NODE_WORDS + pt_popcount(n->rn.leafvec));
+	n->self = at;
+}
+
+/* Published as one leaf: in the parent, or (a /18 slot's node) straight into direct[]. */
+static int sn_encode_leaf(struct fib4_poptrie *pt, struct pt_snode *n, uint32_t value)
+{
+	bool changed = n->state != PT_AS_LEAF || n->leaf != value;
+
+	sn_drop_blocks(pt, n);
+	n->state = PT_AS_LEAF;
+	n->leaf = value;
+	if (changed && n->parent == PT_NONE)
+		__atomic_store_n(&pt->direct[n->pos], value, __ATOMIC_RELEASE);
+	return changed ? PT_CHANGED : 0;
 }
 
 /* Bring the read side of node id up to date. kids: a child node's own form changed. */
 static int sn_encode(struct fib4_poptrie *pt, uint32_t id, bool kids)
 {
 	struct pt_snode *n = &pt->sn[id];
-	bool was_node = n->state == PT_AS_NODE, changed;
+	bool was_node = n->state == PT_AS_NODE, in_place, changed;
+	unsigned old_nl = was_node ? pt_popcount(n->rn.leafvec) : 0;
 	struct fib4_poptrie_node rn;
 	struct pt_enc x;
 
 	sn_scan(pt, n, &x);
-	if (x.vector == 0 && x.nleaves == 1) {
-		changed = n->state != PT_AS_LEAF || n->leaf != x.leaf[0];
-		sn_drop_blocks(pt, n);
-		n->state = PT_AS_LEAF;
-		n->leaf = x.leaf[0];
-		return changed ? PT_CHANGED : 0;
-	}
+	if (x.vector == 0 && x.nleaves == 1)
+		return sn_encode_leaf(pt, n, x.leaf[0]);
 	rn = was_node ? n->rn : (struct fib4_poptrie_node){0};
 	/* Same kinds at the same places and same run starts: every position keeps its leaf. */
-	if (was_node && x.vector == rn.vector && x.leafvec == rn.leafvec) {
+	in_place = was_node && x.vector == rn.vector && x.leafvec == rn.leafvec;
+	if (in_place)
 		leaves_rewrite(pt, rn.base0, x.leaf, x.nleaves);
-	} else {
-		if (rn.leafvec)
-			pt_pool_free(&pt->leaves, rn.base0, pt_popcount(rn.leafvec));
-		rn.base0 = x.nleaves ? leaves_write(pt, x.leaf, x.nleaves) : 0;
-		rn.leafvec = x.leafvec;
-	}
 	if (!was_node || x.vector != rn.vector || kids) {
 		if (rn.vector)
-			pt_pool_free(&pt->nodes, rn.base1, pt_popcount(rn.vector));
+			pt_pool_free(&pt->pool, rn.base1, PT_NODE_WORDS * pt_popcount(rn.vector));
 		rn.base1 = x.nkids ? kids_write(pt, x.kid, x.nkids) : 0;
 		rn.vector = x.vector;
 	}
-	changed = !was_node || memcmp(&rn, &n->rn, sizeof(rn)) != 0;
+	changed = !was_node || !in_place || memcmp(&rn, &n->rn, sizeof(rn)) != 0;
+	if (changed && n->parent == PT_NONE) {
+		root_write(pt, n, &rn, &x);
+	} else if (!in_place) {
+		if (old_nl)
+			pt_pool_free(&pt->pool, rn.base0, old_nl);
+		rn.base0 = x.nleaves ? pt_pool_alloc(&pt->pool, x.nleaves) : 0;
+		rn.leafvec = x.leafvec;
+		memcpy(pt_pool_at(&pt->pool, rn.base0), x.leaf, x.nleaves * sizeof(uint32_t));
+	}
+	pt->nnodes += !was_node;
+	pt->nleaves = pt->nleaves + x.nleaves - old_nl;
 	n->rn = rn;
 	n->state = PT_AS_NODE;
 	return changed ? PT_CHANGED : 0;
@@ -255,25 +289,6 @@ static int sn_apply(struct fib4_poptrie *pt, uint32_t id, const struct pt_op *op
 	return touched ? sn_encode(pt, id, kids) : 0;
 }
 
-/* The node of a /18 slot changed form: one store in direct[] switches readers to it. */
-static void root_publish(struct fib4_poptrie *pt, uint32_t id)
-{
-	struct pt_snode *n = &pt->sn[id];
-	uint32_t old = n->self, e;
-
-	if (n->state == PT_AS_LEAF) {
-		e = n->leaf;
-		n->self = PT_NONE;
-	} else {
-		n->self = pt_pool_alloc(&pt->nodes, 1);
-		*(struct fib4_poptrie_node *)pt_pool_at(&pt->nodes, n->self) = n->rn;
-		e = PT_EXT | n->self;
-	}
-	__atomic_store_n(&pt->direct[n->pos], e, __ATOMIC_RELEASE);
-	if (old != PT_NONE)
-		pt_pool_free(&pt->nodes, old, 1);
-}
-
 static void root_detach(struct fib4_poptrie *pt, uint32_t slot, uint32_t id)
 {
 	uint32_t value = pt->sn[id].e[0];
@@ -289,10 +304,8 @@ static void direct_paint(struct fib4_poptrie *pt, uint32_t slot, const struct pt
 		return;
 	pt->sdepth[slot] = op->depth;
 	if (pt->sdir[slot] & PT_EXT) {
-		uint32_t id = pt->sdir[slot] & ~PT_EXT;
-
-		if (sn_fill(pt, id, op) & PT_CHANGED)
-			root_publish(pt, id);
+		/* The slot's node republishes itself if it changed. */
+		sn_fill(pt, pt->sdir[slot] & ~PT_EXT, op);
 	} else {
 		pt->sdir[slot] = op->value;
 		__atomic_store_n(&pt->direct[slot], op->value, __ATOMIC_RELEASE);
@@ -318,8 +331,6 @@ void pt_update_apply(struct fib4_poptrie *pt, const struct pt_op *op)
 	flags = sn_apply(pt, id, op);
 	if (flags & PT_EMPTY)
 		root_detach(pt, slot, id);
-	else if (flags & PT_CHANGED)
-		root_publish(pt, id);
 }
 
 uint64_t pt_update_worst_nodes(const struct fib4_poptrie *pt, const struct pt_op *op)

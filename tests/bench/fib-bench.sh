@@ -1,7 +1,13 @@
 #!/bin/sh
-# FIB4 benchmark on a real-shaped table: the IPv4 networks of the libloc
-# database (Debian package libloc-database, ~1.07M prefixes).
+# IPv4 FIB benchmark, DIR-24-8 and Poptrie side by side in one run, on a
+# real-shaped table: the IPv4 networks of the libloc database (Debian
+# package libloc-database, ~1.07M prefixes) with their origin AS.
 #   tests/bench/fib-bench.sh [CPU]      (FIB_BENCH=path/to/fib_bench to override)
+# Lookups run pinned to CPU; the update-under-lookup run puts its control
+# thread on the other CPU of the pair (CPU ^ 1). Two passes: routes mapped to
+# 64 next-hop groups by origin AS (a router's values), the full report; then
+# one value per route (the worst case for a compressed table), load, memory
+# and random lookups only.
 set -eu
 
 cpu=${1:-0}
@@ -26,10 +32,18 @@ fi
 
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
-# "net:   1.0.0.0/24" records; IPv6 nets contain ':' and are left out.
-location dump | awk '$1 == "net:" && $2 !~ /:/ { print $2 }' >"$tmp"
+# "net:   1.0.0.0/24" records, each maybe followed by "aut-num: N"; IPv6 nets
+# contain ':' and are left out.
+location dump | awk '
+	$1 == "net:" { if (net != "") print net, asn; net = ($2 ~ /:/) ? "" : $2; asn = 0; next }
+	$1 == "aut-num:" { asn = $2 }
+	END { if (net != "") print net, asn }' >"$tmp"
 if [ ! -s "$tmp" ]; then
 	echo "fib-bench: no IPv4 nets in 'location dump' output" >&2
 	exit 1
 fi
-"$bench" "$tmp" "$cpu"
+echo "== $(uname -m), $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+echo "== routes in 64 next-hop groups (by origin AS)"
+"$bench" "$tmp" "$cpu" 64
+echo "== one value per route"
+"$bench" "$tmp" "$cpu" 0 short

@@ -61,11 +61,13 @@ static void shape_node(const struct fib4_poptrie_dir *d, const struct fib4_poptr
 	if (!n->vector && nl == 1)
 		s->bad++;
 	for (unsigned k = 1; k < nl; k++) {
-		if (d->leaves[n->base0 + k] == d->leaves[n->base0 + k - 1])
+		if (d->words[n->base0 + k] == d->words[n->base0 + k - 1])
 			s->bad++;
 	}
 	for (unsigned k = 0; k < (unsigned)__builtin_popcountll(n->vector); k++)
-		shape_node(d, &d->nodes[n->base1 + k], level + 1, s);
+		shape_node(d,
+		           fib4_poptrie_node_at(d->words, n->base1 + FIB4_POPTRIE_NODE_WORDS * k),
+		           level + 1, s);
 }
 
 static void check_shape(const struct fib4_poptrie *fib)
@@ -75,8 +77,14 @@ static void check_shape(const struct fib4_poptrie *fib)
 	struct shape s = {0};
 
 	for (uint32_t i = 0; i < (1u << FIB4_POPTRIE_DIRECT); i++) {
-		if (d->direct[i] & FIB4_POPTRIE_EXT)
-			shape_node(d, &d->nodes[d->direct[i] & ~FIB4_POPTRIE_EXT], 1, &s);
+		uint32_t at = d->direct[i] & ~FIB4_POPTRIE_EXT;
+
+		if (!(d->direct[i] & FIB4_POPTRIE_EXT))
+			continue;
+		/* A /18 slot's node has its leaves right behind it (one cache line, or two). */
+		if (fib4_poptrie_node_at(d->words, at)->base0 != at + FIB4_POPTRIE_NODE_WORDS)
+			s.bad++;
+		shape_node(d, fib4_poptrie_node_at(d->words, at), 1, &s);
 	}
 	fib4_poptrie_get_stats(fib, &st);
 	CHECK(s.bad == 0, "%u shape faults", s.bad);
@@ -173,10 +181,10 @@ static void test_churn_accounting(void)
 	churn(fib, 0x243f6a8885a308d3ull);
 	fib4_poptrie_get_stats(fib, &st);
 	CHECK(st.nodes == 0 && st.leaves == 0 && st.shadow_nodes == 0 && st.pending == 0 &&
-	          st.routes == 0,
-	      "empty table holds %lu nodes %lu leaves %lu shadow %lu pending",
+	          st.routes == 0 && st.lookup_bytes == (4u << FIB4_POPTRIE_DIRECT),
+	      "empty table holds %lu nodes %lu leaves %lu shadow %lu pending, %zu bytes",
 	      (unsigned long)st.nodes, (unsigned long)st.leaves, (unsigned long)st.shadow_nodes,
-	      (unsigned long)st.pending);
+	      (unsigned long)st.pending, st.lookup_bytes);
 	check_shape(fib);
 	churn(fib, 0x243f6a8885a308d3ull);
 	fib4_poptrie_get_stats(fib, &st1);
@@ -191,24 +199,24 @@ static void snapshot(const struct fib4_poptrie *fib, uint32_t *out, unsigned n)
 		out[i] = fib4_poptrie_lookup(fib, IP(10, 0, 0, 0) + i * 64);
 }
 
-/* A tiny node pool: inserts that need nodes fail with -ENOSPC and change nothing. */
+/* A tiny pool (4 KiB): inserts that need nodes fail with -ENOSPC and change nothing. */
 static void test_pool_full(void)
 {
 	enum { SPAN = 1u << 16 };
 	static uint32_t before[SPAN], after[SPAN];
-	struct fib4_poptrie *fib = fib4_poptrie_create(16);
+	struct fib4_poptrie *fib = fib4_poptrie_create(4);
 	struct fib4_poptrie_stats st0, st;
 	unsigned ok = 0;
 	int rc = 0;
 
-	CHECK(fib != NULL, "create(16)");
+	CHECK(fib != NULL, "create(4)");
 	CHECK(fib4_poptrie_insert(fib, IP(10, 0, 0, 0), 8, 1) == 0, "/8");
 	/* Each /24 in its own /18: one node each. */
-	for (uint32_t i = 0; i < 64 && rc == 0; i++) {
+	for (uint32_t i = 0; i < 1024 && rc == 0; i++) {
 		rc = fib4_poptrie_insert(fib, IP(10, 0, 0, 0) | i << 14, 24, 2 + i);
 		ok += rc == 0;
 	}
-	CHECK(rc == -ENOSPC && ok > 0, "pool of 16 nodes took %u /24s, last rc %d", ok, rc);
+	CHECK(rc == -ENOSPC && ok > 0, "4 KiB pool took %u /24s, last rc %d", ok, rc);
 	fib4_poptrie_get_stats(fib, &st0);
 	snapshot(fib, before, SPAN);
 	CHECK(fib4_poptrie_insert(fib, IP(10, 0, 0, 0) | ok << 14, 24, 99) == -ENOSPC, "again");
