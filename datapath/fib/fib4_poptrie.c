@@ -74,6 +74,9 @@ struct fib4_poptrie *fib4_poptrie_create(uint32_t pool_kib)
 	}
 	pt->dir.direct = pt->direct;
 	pt->dir.words = pt->pool.base;
+#if PT_X86_POPCNT
+	pt->popcnt = __builtin_cpu_supports("popcnt");
+#endif
 	return pt;
 }
 
@@ -211,15 +214,35 @@ int fib4_poptrie_walk(const struct fib4_poptrie *pt,
 /*
  * A plain loop: the lookups of a burst are independent, so the core already
  * overlaps their cache misses (staged and prefetching variants measured
- * slower, doc/FIB.md). On x86-64 a second copy is built for CPUs with POPCNT,
- * chosen once at load time, since the baseline ISA has no population count.
+ * slower, doc/FIB.md). The x86-64 baseline has no population count
+ * instruction, so a second copy is built for CPUs with POPCNT and chosen
+ * when the table is created.
  */
-#if defined(__x86_64__) && defined(__GNUC__)
-__attribute__((target_clones("popcnt", "default")))
-#endif
-void fib4_poptrie_lookup_bulk(const struct fib4_poptrie *pt, const uint32_t *addrs,
-                              uint32_t *values, unsigned n)
+static void lookup_bulk_generic(const struct fib4_poptrie *pt, const uint32_t *addrs,
+                                uint32_t *values, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++)
 		values[i] = fib4_poptrie_lookup(pt, addrs[i]);
+}
+
+#if PT_X86_POPCNT
+__attribute__((target("popcnt"))) static void lookup_bulk_popcnt(const struct fib4_poptrie *pt,
+                                                                 const uint32_t *addrs,
+                                                                 uint32_t *values, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		values[i] = fib4_poptrie_lookup(pt, addrs[i]);
+}
+#endif
+
+void fib4_poptrie_lookup_bulk(const struct fib4_poptrie *pt, const uint32_t *addrs,
+                              uint32_t *values, unsigned n)
+{
+#if PT_X86_POPCNT
+	if (pt->popcnt) {
+		lookup_bulk_popcnt(pt, addrs, values, n);
+		return;
+	}
+#endif
+	lookup_bulk_generic(pt, addrs, values, n);
 }

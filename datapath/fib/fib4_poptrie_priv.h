@@ -64,7 +64,14 @@ struct fib4_poptrie {
 	struct pt_pool pool;      /* words[]: nodes and leaves */
 	uint64_t nnodes, nleaves; /* published */
 	struct fib4_index ix;
+	bool popcnt; /* x86-64: the CPU has POPCNT, use the bulk lookup built for it */
 };
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define PT_X86_POPCNT 1
+#else
+#define PT_X86_POPCNT 0
+#endif
 
 /* One update, as the painter sees it: entries with lo <= depth <= hi get value/depth. */
 struct pt_op {

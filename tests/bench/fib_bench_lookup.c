@@ -17,18 +17,28 @@
 #define NKEYS  (1u << 22)
 #define TRIALS 7
 
+#define SCALAR_LOOP                                                                                \
+	uint64_t sum = 0;                                                                          \
+	for (uint32_t i = 0; i < n; i++)                                                           \
+		sum += fib4_poptrie_lookup(t, keys[i]);                                            \
+	return sum
+
 /* Built with POPCNT where the CPU has it, as the library's bulk lookup is. */
 #if defined(__x86_64__) && defined(__GNUC__)
-__attribute__((target_clones("popcnt", "default")))
-#endif
-static uint64_t
-scalar_poptrie(const struct fib4_poptrie *t, const uint32_t *keys, uint32_t n)
+__attribute__((target("popcnt"))) static uint64_t
+scalar_poptrie_popcnt(const struct fib4_poptrie *t, const uint32_t *keys, uint32_t n)
 {
-	uint64_t sum = 0;
+	SCALAR_LOOP;
+}
+#endif
 
-	for (uint32_t i = 0; i < n; i++)
-		sum += fib4_poptrie_lookup(t, keys[i]);
-	return sum;
+static uint64_t scalar_poptrie(const struct fib4_poptrie *t, const uint32_t *keys, uint32_t n)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (__builtin_cpu_supports("popcnt"))
+		return scalar_poptrie_popcnt(t, keys, n);
+#endif
+	SCALAR_LOOP;
 }
 
 static uint64_t scalar_dir24_8(const struct fib4 *t, const uint32_t *keys, uint32_t n)

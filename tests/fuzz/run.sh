@@ -40,6 +40,7 @@ declare -A SOURCES=(
 	[fuzz_fpm]="$ROOT/tests/fuzz/fuzz_fpm.c $ROOT/daemon/fpm_nl.c $ROOT/daemon/fpm_table.c \
 		$ROOT/daemon/fpm_nh.c $ROOT/daemon/fpm_r6.c $ROOT/daemon/rib.c $ROOT/daemon/rib_nh.c $DATAPATH"
 	[fuzz_config]="$ROOT/tests/fuzz/fuzz_config.c $CONFIG $DATAPATH"
+	[fuzz_fib]="$ROOT/tests/fuzz/fuzz_fib.c $DATAPATH"
 	[fuzz_restconf]="$ROOT/tests/fuzz/fuzz_restconf.c $ROOT/mgmt/restconf/edit.c \
 		$ROOT/mgmt/restconf/path.c $ROOT/mgmt/restconf/error.c $ROOT/mgmt/restconf/persist.c \
 		$CONFIG $DATAPATH"
