@@ -158,7 +158,10 @@ int fib4_poptrie_delete(struct fib4_poptrie *pt, uint32_t prefix, uint8_t len)
 	if (!fib4_index_get(&pt->ix, prefix, len))
 		return -ENOENT;
 	/* Its entries fall back to the next shorter prefix that covers it (or to no route). */
-	cover = fib4_index_cover(&pt->ix, prefix, len, &cover_len);
+	if (len > FIB4_POPTRIE_DIRECT)
+		cover = pt_update_cover(pt, prefix, len, &cover_len);
+	else
+		cover = fib4_index_cover(&pt->ix, prefix, len, &cover_len);
 	op = (struct pt_op){.prefix = prefix,
 	                    .len = len,
 	                    .lo = len,

@@ -43,6 +43,8 @@ struct pt_snode {
 	uint32_t pos;                /* index in the parent, or the direct[] slot */
 	uint32_t self;    /* a /18 slot's node: its block (node, then leaves) or PT_NONE */
 	uint32_t subtree; /* shadow nodes below and including this one */
+	uint32_t base;    /* value of the prefix covering the whole node (0: none) */
+	uint64_t own[2];  /* prefixes of its stride: bit 2^j - 2 + position, for /off+j */
 	uint16_t refs;    /* prefixes of its own strides + child nodes */
 	uint8_t off;      /* first address bit it indexes: 18, 24 or 30 */
 	uint8_t state;    /* enum pt_state */
@@ -85,6 +87,14 @@ struct pt_op {
 
 /* Shadow nodes and pool space that applying op may need at most. */
 uint64_t pt_update_worst_nodes(const struct fib4_poptrie *pt, const struct pt_op *op);
+
+/*
+ * For an installed prefix longer than /18: the next shorter installed prefix
+ * covering it (value, 0 if none, and length), from the shadow trie: a shorter
+ * prefix in the same stride, else the node's base. One index read at most.
+ */
+uint32_t pt_update_cover(const struct fib4_poptrie *pt, uint32_t prefix, uint8_t len,
+                         uint8_t *cover_len);
 
 /* Apply op; every allocation it makes must have been reserved. */
 void pt_update_apply(struct fib4_poptrie *pt, const struct pt_op *op);

@@ -47,6 +47,8 @@ static uint32_t sn_create(struct fib4_poptrie *pt, uint32_t parent, uint32_t pos
 	n->pos = pos;
 	n->self = PT_NONE;
 	n->subtree = 1;
+	n->base = value;
+	n->own[0] = n->own[1] = 0;
 	n->refs = 0;
 	n->off = off;
 	n->state = PT_UNPUBLISHED;
@@ -221,6 +223,14 @@ static int sn_encode(struct fib4_poptrie *pt, uint32_t id, bool kids)
 	return changed ? PT_CHANGED : 0;
 }
 
+/* Where prefix/len (len in the node's stride) is in the node's own[] bitmap. */
+static unsigned own_bit(const struct pt_snode *n, uint32_t prefix, uint8_t len)
+{
+	unsigned j = len - n->off;
+
+	return (1u << j) - 2 + ((prefix << n->off) >> (32 - j));
+}
+
 static int sn_fill(struct fib4_poptrie *pt, uint32_t id, const struct pt_op *op);
 
 /* Paint entries [first, first + count) of node id; true if any was touched. */
@@ -239,6 +249,7 @@ static bool sn_paint(struct fib4_poptrie *pt, uint32_t id, unsigned first, unsig
 			uint32_t c = n->e[i] & ~PT_EXT;
 
 			/* By the invariant only the child's base entries can match. */
+			pt->sn[c].base = op->value;
 			if ((sn_fill(pt, c, op) & PT_CHANGED) && pt->sn[c].state == PT_AS_NODE)
 				*kids = true;
 		} else {
@@ -263,7 +274,13 @@ static int sn_apply(struct fib4_poptrie *pt, uint32_t id, const struct pt_op *op
 	bool kids = false, touched;
 
 	if (op->len <= n->off + 6) {
+		unsigned b = own_bit(n, op->prefix, op->len);
+
 		n->refs = (uint16_t)(n->refs + op->refs);
+		if (op->refs > 0)
+			n->own[b / 64] |= 1ull << (b % 64);
+		else if (op->refs < 0)
+			n->own[b / 64] &= ~(1ull << (b % 64));
 		touched = sn_paint(pt, id, pos, 1u << (n->off + 6 - op->len), op, &kids);
 	} else {
 		uint32_t c;
@@ -304,8 +321,11 @@ static void direct_paint(struct fib4_poptrie *pt, uint32_t slot, const struct pt
 		return;
 	pt->sdepth[slot] = op->depth;
 	if (pt->sdir[slot] & PT_EXT) {
+		uint32_t id = pt->sdir[slot] & ~PT_EXT;
+
 		/* The slot's node republishes itself if it changed. */
-		sn_fill(pt, pt->sdir[slot] & ~PT_EXT, op);
+		pt->sn[id].base = op->value;
+		sn_fill(pt, id, op);
 	} else {
 		pt->sdir[slot] = op->value;
 		__atomic_store_n(&pt->direct[slot], op->value, __ATOMIC_RELEASE);
@@ -349,4 +369,26 @@ uint64_t pt_update_worst_nodes(const struct fib4_poptrie *pt, const struct pt_op
 			sum += pt->sn[pt->sdir[s] & ~PT_EXT].subtree;
 	}
 	return sum;
+}
+
+uint32_t pt_update_cover(const struct fib4_poptrie *pt, uint32_t prefix, uint8_t len,
+                         uint8_t *cover_len)
+{
+	uint32_t slot = prefix >> (32 - FIB4_POPTRIE_DIRECT);
+	const struct pt_snode *n = &pt->sn[pt->sdir[slot] & ~PT_EXT];
+
+	while (len > n->off + 6)
+		n = &pt->sn[n->e[(prefix << n->off) >> 26] & ~PT_EXT];
+	for (uint8_t c = (uint8_t)(len - 1); c > n->off; c--) {
+		uint32_t p = prefix & (~0u << (32 - c));
+		unsigned b = own_bit(n, p, c);
+
+		if (n->own[b / 64] >> (b % 64) & 1) {
+			*cover_len = c;
+			return fib4_index_get(&pt->ix, p, c);
+		}
+	}
+	/* The prefix covering the node's range: its length is the parent's entry depth. */
+	*cover_len = n->parent == PT_NONE ? pt->sdepth[n->pos] : pt->sn[n->parent].d[n->pos];
+	return n->base;
 }
