@@ -92,9 +92,12 @@ static int sn_reserve(struct fib4_poptrie *pt)
 		cap *= 2;
 	if (cap >= PT_EXT)
 		return -ENOSPC;
-	sn = realloc(pt->sn, (size_t)cap * sizeof(*sn));
-	if (!sn)
+	/* Cache-line aligned: an update then reads six lines per node, not seven. */
+	if (posix_memalign((void **)&sn, 64, (size_t)cap * sizeof(*sn)))
 		return -ENOMEM;
+	if (pt->nsn)
+		memcpy(sn, pt->sn, (size_t)pt->nsn * sizeof(*sn));
+	free(pt->sn);
 	pt->sn = sn;
 	pt->sn_cap = cap;
 	return 0;
@@ -125,6 +128,9 @@ int fib4_poptrie_insert(struct fib4_poptrie *pt, uint32_t prefix, uint8_t len, u
 
 	if (!args_ok(prefix, len) || !value || value > FIB4_VALUE_MAX)
 		return -EINVAL;
+	/* The index and the shadow node are two cache misses: start both. */
+	fib4_index_prefetch(&pt->ix, prefix, len);
+	pt_update_prefetch(pt, prefix);
 	old = fib4_index_get(&pt->ix, prefix, len);
 	if (old == value)
 		return 0;
@@ -155,6 +161,8 @@ int fib4_poptrie_delete(struct fib4_poptrie *pt, uint32_t prefix, uint8_t len)
 
 	if (!args_ok(prefix, len))
 		return -EINVAL;
+	fib4_index_prefetch(&pt->ix, prefix, len);
+	pt_update_prefetch(pt, prefix);
 	if (!fib4_index_get(&pt->ix, prefix, len))
 		return -ENOENT;
 	/* Its entries fall back to the next shorter prefix that covers it (or to no route). */

@@ -100,6 +100,9 @@ uint32_t pt_pool_alloc(struct pt_pool *p, unsigned n)
 
 	if (at != PT_POOL_NONE) {
 		p->free_head[size / 2] = p->base[at];
+		/* The next block of this size is read when it is handed out: start now. */
+		if (p->base[at] != PT_POOL_NONE)
+			__builtin_prefetch(&p->base[p->base[at]], 1);
 	} else {
 		at = p->top;
 		p->top += size;

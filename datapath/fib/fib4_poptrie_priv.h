@@ -34,21 +34,22 @@
 /* Nodes one update may create: one per level below direct[] (/24, /30, /32). */
 #define PT_LEVELS 3u
 
+/* 384 bytes, six cache lines: the header every update reads first, then d[], then e[]. */
 struct pt_snode {
-	uint32_t e[PT_FANOUT];
-	uint8_t d[PT_FANOUT];
 	struct fib4_poptrie_node rn; /* what the read side holds, when published as a node */
+	uint64_t own[2];             /* prefixes of its stride: bit 2^j - 2 + position, /off+j */
 	uint32_t leaf;               /* what it holds instead, when published as a leaf */
 	uint32_t parent;             /* shadow node, or PT_NONE for a /18 slot's node */
 	uint32_t pos;                /* index in the parent, or the direct[] slot */
-	uint32_t self;    /* a /18 slot's node: its block (node, then leaves) or PT_NONE */
-	uint32_t subtree; /* shadow nodes below and including this one */
-	uint32_t base;    /* value of the prefix covering the whole node (0: none) */
-	uint64_t own[2];  /* prefixes of its stride: bit 2^j - 2 + position, for /off+j */
-	uint16_t refs;    /* prefixes of its own strides + child nodes */
-	uint8_t off;      /* first address bit it indexes: 18, 24 or 30 */
-	uint8_t state;    /* enum pt_state */
-};
+	uint32_t subtree;            /* shadow nodes below and including this one */
+	uint32_t base;               /* value of the prefix covering the whole node (0: none) */
+	uint8_t refs;                /* prefixes of its stride (<= 126) + child nodes (<= 64) */
+	uint8_t off;                 /* first address bit it indexes: 18, 24 or 30 */
+	uint8_t state;               /* enum pt_state */
+	uint8_t pad;
+	uint8_t d[PT_FANOUT];
+	uint32_t e[PT_FANOUT];
+} __attribute__((aligned(64)));
 
 enum pt_state {
 	PT_UNPUBLISHED = 0, /* just created, nothing on the read side yet */
@@ -84,6 +85,9 @@ struct pt_op {
 	uint32_t value;
 	int8_t refs; /* +1: new prefix, -1: prefix removed, 0: value replaced */
 };
+
+/* Start loading what an update of prefix will read (its /18 slot's shadow node). */
+void pt_update_prefetch(const struct fib4_poptrie *pt, uint32_t prefix);
 
 /* Shadow nodes and pool space that applying op may need at most. */
 uint64_t pt_update_worst_nodes(const struct fib4_poptrie *pt, const struct pt_op *op);

@@ -45,7 +45,6 @@ static uint32_t sn_create(struct fib4_poptrie *pt, uint32_t parent, uint32_t pos
 	n->leaf = 0;
 	n->parent = parent;
 	n->pos = pos;
-	n->self = PT_NONE;
 	n->subtree = 1;
 	n->base = value;
 	n->own[0] = n->own[1] = 0;
@@ -75,12 +74,10 @@ static void sn_drop_blocks(struct fib4_poptrie *pt, struct pt_snode *n)
 	nl = pt_popcount(n->rn.leafvec);
 	if (n->rn.vector)
 		pt_pool_free(&pt->pool, n->rn.base1, PT_NODE_WORDS * pt_popcount(n->rn.vector));
-	if (n->parent == PT_NONE) {
-		pt_pool_free(&pt->pool, n->self, PT_NODE_WORDS + nl);
-		n->self = PT_NONE;
-	} else if (nl) {
+	if (n->parent == PT_NONE) /* its block: the node, then its leaves */
+		pt_pool_free(&pt->pool, n->rn.base0 - PT_NODE_WORDS, PT_NODE_WORDS + nl);
+	else if (nl)
 		pt_pool_free(&pt->pool, n->rn.base0, nl);
-	}
 	pt->nnodes--;
 	pt->nleaves -= nl;
 }
@@ -109,8 +106,34 @@ struct pt_enc {
 	uint32_t kid[PT_FANOUT];
 };
 
+/* No child nodes (most nodes): runs of equal neighbours, found without a branch per entry. */
+static bool sn_scan_flat(const struct pt_snode *n, struct pt_enc *x)
+{
+	uint32_t ext = 0, k = 1;
+
+	for (unsigned i = 0; i < PT_FANOUT; i++)
+		ext |= n->e[i];
+	if (ext & PT_EXT)
+		return false;
+	x->vector = 0;
+	x->leafvec = 1;
+	x->leaf[0] = n->e[0];
+	for (unsigned i = 1; i < PT_FANOUT; i++) {
+		uint32_t starts = n->e[i] != n->e[i - 1];
+
+		x->leafvec |= (uint64_t)starts << i;
+		x->leaf[k] = n->e[i];
+		k += starts;
+	}
+	x->nleaves = k;
+	x->nkids = 0;
+	return true;
+}
+
 static void sn_scan(const struct fib4_poptrie *pt, const struct pt_snode *n, struct pt_enc *x)
 {
+	if (sn_scan_flat(n, x))
+		return;
 	x->vector = x->leafvec = 0;
 	x->nleaves = x->nkids = 0;
 	for (unsigned i = 0; i < PT_FANOUT; i++) {
@@ -165,9 +188,9 @@ static void root_write(struct fib4_poptrie *pt, struct pt_snode *n, struct fib4_
 	memcpy(pt_pool_at(&pt->pool, rn->base0), x->leaf, x->nleaves * sizeof(uint32_t));
 	*node_at(pt, at) = *rn;
 	__atomic_store_n(&pt->direct[n->pos], PT_EXT | at, __ATOMIC_RELEASE);
-	if (n->self != PT_NONE)
-		pt_pool_free(&pt->pool, n->self, PT_NODE_WORDS + pt_popcount(n->rn.leafvec));
-	n->self = at;
+	if (n->state == PT_AS_NODE)
+		pt_pool_free(&pt->pool, n->rn.base0 - PT_NODE_WORDS,
+		             PT_NODE_WORDS + pt_popcount(n->rn.leafvec));
 }
 
 /* Published as one leaf: in the parent, or (a /18 slot's node) straight into direct[]. */
@@ -276,7 +299,7 @@ static int sn_apply(struct fib4_poptrie *pt, uint32_t id, const struct pt_op *op
 	if (op->len <= n->off + 6) {
 		unsigned b = own_bit(n, op->prefix, op->len);
 
-		n->refs = (uint16_t)(n->refs + op->refs);
+		n->refs = (uint8_t)(n->refs + op->refs);
 		if (op->refs > 0)
 			n->own[b / 64] |= 1ull << (b % 64);
 		else if (op->refs < 0)
@@ -391,4 +414,16 @@ uint32_t pt_update_cover(const struct fib4_poptrie *pt, uint32_t prefix, uint8_t
 	/* The prefix covering the node's range: its length is the parent's entry depth. */
 	*cover_len = n->parent == PT_NONE ? pt->sdepth[n->pos] : pt->sn[n->parent].d[n->pos];
 	return n->base;
+}
+
+void pt_update_prefetch(const struct fib4_poptrie *pt, uint32_t prefix)
+{
+	uint32_t e = pt->sdir[prefix >> (32 - FIB4_POPTRIE_DIRECT)];
+
+	if (e & PT_EXT) {
+		const char *n = (const char *)&pt->sn[e & ~PT_EXT];
+
+		for (size_t o = 0; o < sizeof(struct pt_snode); o += 64)
+			__builtin_prefetch(n + o, 1);
+	}
 }
