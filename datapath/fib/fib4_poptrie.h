@@ -56,8 +56,8 @@ struct fib4_poptrie_stats {
 };
 
 /*
- * pool_kib: address space for nodes and leaves (0 = 1 GiB); memory is used as
- * the table needs it. NULL on failure (errno set).
+ * pool_kib: address space for nodes and leaves (0 = 1 GiB), beyond the 1 MiB
+ * of direct[]; memory is used as the table needs it. NULL on failure (errno).
  */
 struct fib4_poptrie *fib4_poptrie_create(uint32_t pool_kib);
 void fib4_poptrie_destroy(struct fib4_poptrie *fib);
@@ -111,10 +111,9 @@ static inline const struct fib4_poptrie_node *fib4_poptrie_node_at(const uint32_
 	return (const struct fib4_poptrie_node *)(const void *)(words + i);
 }
 
-/* Longest-prefix match: the value, or 0 if no prefix covers addr. Lock-free. */
-static inline uint32_t fib4_poptrie_lookup(const struct fib4_poptrie *fib, uint32_t addr)
+/* The lookup over the tables themselves (what the bulk lookup keeps in registers). */
+static inline uint32_t fib4_poptrie_lookup_dir(const struct fib4_poptrie_dir *d, uint32_t addr)
 {
-	const struct fib4_poptrie_dir *d = (const struct fib4_poptrie_dir *)fib;
 	/* Acquire pairs with the release that published the subtree. */
 	uint32_t e =
 	    __atomic_load_n(&d->direct[addr >> (32 - FIB4_POPTRIE_DIRECT)], __ATOMIC_ACQUIRE);
@@ -138,6 +137,12 @@ static inline uint32_t fib4_poptrie_lookup(const struct fib4_poptrie *fib, uint3
 		n = fib4_poptrie_node_at(d->words, n->base1 + FIB4_POPTRIE_NODE_WORDS * rank);
 		off += 6;
 	}
+}
+
+/* Longest-prefix match: the value, or 0 if no prefix covers addr. Lock-free. */
+static inline uint32_t fib4_poptrie_lookup(const struct fib4_poptrie *fib, uint32_t addr)
+{
+	return fib4_poptrie_lookup_dir((const struct fib4_poptrie_dir *)fib, addr);
 }
 
 /* The same for n addresses (what workers call once per burst). */

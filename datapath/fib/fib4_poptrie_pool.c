@@ -14,13 +14,15 @@ static size_t round_up(size_t x, size_t to)
 	return (x + to - 1) / to * to;
 }
 
-int pt_pool_init(struct pt_pool *p, uint32_t cap)
+static int pool_commit(struct pt_pool *p, uint64_t need);
+
+int pt_pool_init(struct pt_pool *p, uint32_t cap, uint32_t head_words)
 {
 	size_t bytes, head;
 	uint8_t *raw, *base;
 
 	memset(p, 0, sizeof(*p));
-	if (cap == 0 || cap > (1u << 31))
+	if (cap == 0 || cap > (1u << 31) || head_words > cap)
 		return -EINVAL;
 	/* Address space only: PROT_NONE is never charged, even with strict overcommit. */
 	bytes = round_up((size_t)cap * WORD, COMMIT_STEP);
@@ -38,6 +40,13 @@ int pt_pool_init(struct pt_pool *p, uint32_t cap)
 	p->cap = cap;
 	for (unsigned i = 0; i <= PT_BLOCK_MAX / 2; i++)
 		p->free_head[i] = PT_POOL_NONE;
+	/* The owner's head: fresh anonymous memory reads as zero. */
+	p->top = pt_pool_size(head_words);
+	p->live = p->top;
+	if (p->top && pool_commit(p, p->top) < 0) {
+		pt_pool_fini(p);
+		return -ENOMEM;
+	}
 	return 0;
 }
 

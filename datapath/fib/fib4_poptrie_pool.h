@@ -44,8 +44,11 @@ struct pt_pool {
 
 #define PT_POOL_NONE 0xffffffffu
 
-/* cap: words (at most 2^31). 0, -EINVAL or -ENOMEM (no address space). */
-int pt_pool_init(struct pt_pool *p, uint32_t cap);
+/*
+ * cap: words (at most 2^31); head: words at the start that are the owner's,
+ * zeroed and in use from the start. 0, -EINVAL or -ENOMEM.
+ */
+int pt_pool_init(struct pt_pool *p, uint32_t cap, uint32_t head);
 void pt_pool_fini(struct pt_pool *p);
 
 /*

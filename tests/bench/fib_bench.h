@@ -26,6 +26,8 @@ struct ref {
 
 uint32_t rnd(void);
 double now(void);
+/* CPU time of the calling thread: what a shared machine's other tenants took is not in it. */
+double cpu_now(void);
 void pin(int cpu);
 long proc_status_kb(const char *file, const char *key);
 uint32_t mask_of(uint8_t len);

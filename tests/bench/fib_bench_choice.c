@@ -350,10 +350,10 @@ static uint64_t sink;
 static double rate(int which)
 {
 	static uint64_t (*const run[])(void) = {run_d24, run_pt, run_dxr, run_dxr32};
-	double t0 = now();
+	double t0 = cpu_now(); /* the machine is shared: CPU time, not wall time */
 
 	sink += run[which]();
-	return NKEYS / (now() - t0) / 1e6;
+	return NKEYS / (cpu_now() - t0) / 1e6;
 }
 
 static int dbl_cmp(const void *a, const void *b)

@@ -66,7 +66,7 @@ static uint64_t run_bulk(const struct fib *f, const uint32_t *keys, uint32_t n, 
 /* Lookups per second of one trial; *sum keeps the work from being optimised away. */
 static double trial(const struct fib *f, const uint32_t *keys, unsigned burst, uint64_t *sum)
 {
-	double t0 = now();
+	double t0 = cpu_now();
 
 	if (burst > 1)
 		*sum = run_bulk(f, keys, NKEYS, burst);
@@ -74,7 +74,7 @@ static double trial(const struct fib *f, const uint32_t *keys, unsigned burst, u
 		*sum = scalar_dir24_8(f->t, keys, NKEYS);
 	else
 		*sum = scalar_poptrie(f->t, keys, NKEYS);
-	return NKEYS / (now() - t0);
+	return NKEYS / (cpu_now() - t0);
 }
 
 static int dbl_cmp(const void *a, const void *b)
