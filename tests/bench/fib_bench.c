@@ -14,7 +14,8 @@
  * Reported per algorithm: whole-table build (create + every insert, file
  * order), insert and delete rates in random order, memory (the lookups'
  * working set, everything counted, and RSS), lookup rates (random, in-table
- * and sequential keys; scalar and bulk), and lookups during churn. Every
+ * and sequential keys; scalar and bulk), next-hop changes of short
+ * prefixes, and lookups during churn. Every
  * load is checked against an independent reference (binary search per
  * prefix length) on random and in-table addresses.
  *
@@ -143,6 +144,67 @@ static int delete_reinsert(struct fib *f, const struct ref *ref, struct route *r
 	return (deleted == n && st.routes == 0 ? 0 : -1) | check_correct(f, ref, r, n, 100000);
 }
 
+static int dbl_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Change the value of every route of length len (and put it back); times in t[algo][k]. */
+static size_t time_changes(struct fib *const *fibs, const struct route *r, size_t n, uint8_t len,
+                           double *const *t)
+{
+	size_t cnt = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (r[i].len != len)
+			continue;
+		for (unsigned a = 0; a < NALGOS; a++) {
+			double t0 = now();
+
+			fib_insert(fibs[a], r[i].prefix, len, r[i].value + 1);
+			t[a][cnt] = now() - t0;
+			fib_insert(fibs[a], r[i].prefix, len, r[i].value);
+			fib_reclaim(fibs[a]);
+		}
+		cnt++;
+	}
+	return cnt;
+}
+
+/*
+ * What a next-hop change of a short prefix costs: every route of /7../16
+ * gets another value, one at a time, timed alone (wall clock, so the max
+ * includes any preemption; the median does not). DIR-24-8 rewrites
+ * 2^(24-len) entries; Poptrie repaints every node below the prefix.
+ */
+static void bench_short_updates(struct fib *const *fibs, const struct route *r, size_t n)
+{
+	double *t[NALGOS];
+
+	for (unsigned a = 0; a < NALGOS; a++)
+		t[a] = xmalloc(n * sizeof(double));
+	printf("value change, median / max us  ");
+	for (unsigned a = 0; a < NALGOS; a++)
+		printf(" %-22s", fibs[a]->algo->name);
+	printf("\n");
+	for (uint8_t len = 7; len <= 16; len++) {
+		size_t cnt = time_changes(fibs, r, n, len, t);
+
+		if (!cnt)
+			continue;
+		printf("value change /%-2u (%6zu routes)", len, cnt);
+		for (unsigned a = 0; a < NALGOS; a++) {
+			qsort(t[a], cnt, sizeof(double), dbl_cmp);
+			printf(" %8.1f / %8.1f    ", t[a][cnt / 2] * 1e6, t[a][cnt - 1] * 1e6);
+		}
+		printf("\n");
+	}
+	for (unsigned a = 0; a < NALGOS; a++)
+		free(t[a]);
+}
+
 static void print_machine(int cpu)
 {
 	char path[128], l3[64] = "unknown";
@@ -200,6 +262,7 @@ int main(int argc, char **argv)
 		routes_shuffle(r, n);
 		for (unsigned a = 0; a < NALGOS; a++)
 			rc |= delete_reinsert(fibs[a], &ref, r, n);
+		bench_short_updates(fibs, r, n);
 		bench_churn(fibs, r, n, nexthops, cpu, cpu ^ 1);
 	}
 	for (unsigned a = 0; a < NALGOS; a++)
