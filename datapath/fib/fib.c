@@ -3,8 +3,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "fib/fib.h"
-#include "fib/fib4_poptrie.h"
+#include "datapath/fib/fib.h"
+#include "datapath/fib/fib4_poptrie.h"
 
 /* ---- DIR-24-8 (datapath/fib/fib4.c) ---- */
 

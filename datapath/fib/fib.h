@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fib/fib4.h"
+#include "datapath/fib/fib4.h"
 
 struct fib_stats {
 	uint64_t routes;

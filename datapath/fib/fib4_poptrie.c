@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "fib/fib4_poptrie_priv.h"
+#include "datapath/fib/fib4_poptrie_priv.h"
 
 #define POOL_KIB_DEFAULT (1u << 20) /* 1 GiB of address space; used as needed */
 

@@ -39,7 +39,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fib/fib4.h"
+#include "datapath/fib/fib4.h"
 
 struct fib4_poptrie;
 

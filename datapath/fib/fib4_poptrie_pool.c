@@ -4,7 +4,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "fib/fib4_poptrie_pool.h"
+#include "datapath/fib/fib4_poptrie_pool.h"
 
 #define COMMIT_STEP (2u << 20) /* one transparent huge page */
 #define WORD        sizeof(uint32_t)

@@ -22,9 +22,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "fib/fib4_index.h"
-#include "fib/fib4_poptrie.h"
-#include "fib/fib4_poptrie_pool.h"
+#include "datapath/fib/fib4_index.h"
+#include "datapath/fib/fib4_poptrie.h"
+#include "datapath/fib/fib4_poptrie_pool.h"
 
 #define PT_DIRECT_SLOTS (1u << FIB4_POPTRIE_DIRECT)
 #define PT_EXT          FIB4_POPTRIE_EXT

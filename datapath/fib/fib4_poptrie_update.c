@@ -15,7 +15,7 @@
  */
 #include <string.h>
 
-#include "fib/fib4_poptrie_priv.h"
+#include "datapath/fib/fib4_poptrie_priv.h"
 
 enum {
 	PT_CHANGED = 1, /* the node's published form changed: its parent must be rewritten */

@@ -28,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fib/fib4_poptrie.h"
+#include "datapath/fib/fib4_poptrie.h"
 #include "tests/bench/fib_bench.h"
 
 #define RECLAIM_EVERY 10000 /* the daemon reclaims every 10 ms: 10k routes at 1 M/s */

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fib/fib.h"
+#include "datapath/fib/fib.h"
 
 struct route {
 	uint32_t prefix;

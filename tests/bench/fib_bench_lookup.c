@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "fib/fib4_poptrie.h"
+#include "datapath/fib/fib4_poptrie.h"
 #include "tests/bench/fib_bench.h"
 
 #define NKEYS  (1u << 22)

@@ -21,7 +21,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "fib/fib.h"
+#include "datapath/fib/fib.h"
 #include "tests/unit/fib_ref.h"
 
 #define ROUTES_MAX 1200

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fib/fib.h"
+#include "datapath/fib/fib.h"
 #include "tests/unit/fib_ref.h"
 
 static int failures;

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fib/fib4_poptrie.h"
+#include "datapath/fib/fib4_poptrie.h"
 #include "tests/unit/fib_ref.h"
 
 static int failures;
