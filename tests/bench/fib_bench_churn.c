@@ -4,8 +4,10 @@
  * stand-in: bursts of 64 random addresses through fib_lookup_bulk, an RCU
  * quiescent state after each, as datapath/worker.c does) runs pinned to one
  * CPU; this thread, pinned to the other, alternates quiet phases (no
- * updates) with churn phases: BGP-like updates at CHURN_RATE per second,
- * paced every millisecond, and every 10 ms a grace period (synchronize_rcu)
+ * updates) with churn phases, ROUNDS of PHASE_S each (short, so that load
+ * from other processes drifting over seconds hits both alike): BGP-like
+ * updates at CHURN_RATE per second, paced every millisecond, and every
+ * 10 ms a grace period (synchronize_rcu)
  * and fib_reclaim, as the daemon's control tick does. The reader takes one
  * timestamp per burst; the gap between two is its burst time, so the worst
  * gap is the longest a lookup waited (preemption by other tenants included,
@@ -22,8 +24,8 @@
 #include "tests/bench/fib_bench.h"
 
 #define CHURN_RATE 10000 /* updates per second */
-#define PHASE_S    2.0
-#define ROUNDS     2
+#define PHASE_S    0.5
+#define ROUNDS     8
 #define RKEYS      (1u << 20)
 #define BURST      64
 #define HIST       48
@@ -238,7 +240,7 @@ void bench_churn(struct fib *const *fibs, const struct route *r, size_t n, uint3
 
 	pin(writer_cpu);
 	printf("update under lookup: lookup thread on CPU %d (random keys), control thread on CPU "
-	       "%d: %d x (%.0f s quiet, %.0f s at %d updates/s)\n",
+	       "%d: %d x (%.1f s quiet, %.1f s at %d updates/s)\n",
 	       reader_cpu, writer_cpu, ROUNDS, PHASE_S, PHASE_S, CHURN_RATE);
 	for (uint32_t i = 0; i < RKEYS; i++)
 		keys[i] = rnd();
