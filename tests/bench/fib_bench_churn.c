@@ -21,6 +21,7 @@
 #include <time.h>
 #include <urcu-qsbr.h>
 
+#include "lib/clock.h"
 #include "tests/bench/fib_bench.h"
 
 #define CHURN_RATE 10000 /* updates per second */
@@ -43,14 +44,6 @@ struct reader {
 	uint64_t worst_ns[3];
 };
 
-static uint64_t ns_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static void *reader_run(void *arg)
 {
 	struct reader *rd = arg;
@@ -62,7 +55,7 @@ static void *reader_run(void *arg)
 
 	pin(rd->cpu);
 	rcu_register_thread();
-	last = ns_now();
+	last = mono_ns();
 	mark = cpu_now();
 	for (;;) {
 		int ph = __atomic_load_n(&rd->phase, __ATOMIC_ACQUIRE);
@@ -81,7 +74,7 @@ static void *reader_run(void *arg)
 		rd->sum += vals[0] + vals[BURST - 1];
 		i = (i + BURST) & (RKEYS - 1);
 		rcu_quiescent_state();
-		t = ns_now();
+		t = mono_ns();
 		gap = t - last;
 		last = t;
 		rd->lookups[ph] += BURST;

@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "lib/clock.h"
 #include "tests/bench/fib_bench.h"
 
 static uint64_t rng_state = 0x2545f4914f6cdd1dull;
@@ -22,18 +22,12 @@ uint32_t rnd(void)
 
 double now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	return mono_s();
 }
 
 double cpu_now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	return (double)clock_ns(CLOCK_THREAD_CPUTIME_ID) * 1e-9;
 }
 
 uint32_t mask_of(uint8_t len)
