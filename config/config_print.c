@@ -42,8 +42,10 @@ static void print_system(FILE *out, const struct cfg *cfg)
 	fprintf(out, "      \"icmp-burst\": %u,\n", cfg->icmp_burst);
 	fprintf(out, "      \"arp-timeout\": %u,\n", cfg->arp_timeout_s);
 	fprintf(out, "      \"arp-retries\": %u,\n", cfg->arp_retries);
-	fprintf(out, "      \"ip-options\": \"%s\"\n",
+	fprintf(out, "      \"ip-options\": \"%s\",\n",
 	        cfg->ip_options_forward ? "forward" : "drop");
+	fprintf(out, "      \"fib-algorithm\": \"%s\"\n",
+	        cfg_fib_algorithm_name(cfg->fib_algorithm));
 	fprintf(out, "    }");
 }
 

@@ -69,6 +69,9 @@ static int unsupported_change(const struct cfg *a, const struct cfg *b, struct r
 	           memcmp(a->worker_cpus, b->worker_cpus, sizeof(a->worker_cpus))) {
 		what = "workers and worker-cpu";
 		path = "/cellgate:cellgate/system/workers";
+	} else if (a->fib_algorithm != b->fib_algorithm) {
+		what = "the FIB algorithm";
+		path = "/cellgate:cellgate/system/fib-algorithm";
 	} else if (memcmp(&a->restconf, &b->restconf, sizeof(a->restconf))) {
 		what = "the RESTCONF server settings";
 		path = "/cellgate:cellgate/restconf";

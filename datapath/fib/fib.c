@@ -8,9 +8,9 @@
 
 /* ---- DIR-24-8 (datapath/fib/fib4.c) ---- */
 
-static void *d24_create(uint32_t capacity)
+static void *d24_create(const struct fib_params *params)
 {
-	return fib4_create(capacity);
+	return fib4_create(params->tbl8_groups);
 }
 
 static void d24_destroy(void *t)
@@ -81,9 +81,9 @@ const struct fib_algo fib_algo_dir24_8 = {
 
 /* ---- Poptrie (datapath/fib/fib4_poptrie.c) ---- */
 
-static void *pt_create(uint32_t capacity)
+static void *pt_create(const struct fib_params *params)
 {
-	return fib4_poptrie_create(capacity);
+	return fib4_poptrie_create(params->pool_kib);
 }
 
 static void pt_destroy(void *t)
@@ -163,11 +163,13 @@ const struct fib_algo *fib_algo_find(const char *name)
 	return NULL;
 }
 
-int fib_create(struct fib *fib, const struct fib_algo *algo, uint32_t capacity)
+int fib_create(struct fib *fib, const struct fib_algo *algo, const struct fib_params *params)
 {
+	static const struct fib_params defaults;
+
 	fib->algo = algo;
 	errno = 0;
-	fib->t = algo->create(capacity);
+	fib->t = algo->create(params ? params : &defaults);
 	if (!fib->t)
 		return errno ? -errno : -ENOMEM;
 	return 0;

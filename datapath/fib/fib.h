@@ -33,10 +33,15 @@ struct fib_stats {
 
 typedef int (*fib_walk_cb)(uint32_t prefix, uint8_t len, uint32_t value, void *arg);
 
+/* Sizes, each for the algorithm it names; 0 = that algorithm's default. */
+struct fib_params {
+	uint32_t tbl8_groups; /* DIR-24-8: /25../32 groups (default 65536) */
+	uint32_t pool_kib;    /* Poptrie: address space for nodes and leaves (default 1 GiB) */
+};
+
 struct fib_algo {
 	const char *name; /* as configured: "dir-24-8", "poptrie" */
-	/* capacity in the algorithm's own unit (tbl8 groups, nodes); 0 = its default */
-	void *(*create)(uint32_t capacity);
+	void *(*create)(const struct fib_params *params);
 	void (*destroy)(void *t);
 	int (*insert)(void *t, uint32_t prefix, uint8_t len, uint32_t value);
 	int (*remove)(void *t, uint32_t prefix, uint8_t len);
@@ -54,6 +59,12 @@ extern const struct fib_algo fib_algo_poptrie;
 /* Every algorithm, NULL-terminated, in the order names are listed to users. */
 extern const struct fib_algo *const fib_algos[];
 
+/*
+ * The default: Poptrie, 1.6-1.7x DIR-24-8's random lookups on the machines we
+ * run on, in 4 MiB instead of 64+ (doc/FIB.md, BENCHMARKS.md).
+ */
+#define FIB_ALGO_DEFAULT (&fib_algo_poptrie)
+
 /* The algorithm called name, or NULL. */
 const struct fib_algo *fib_algo_find(const char *name);
 
@@ -62,8 +73,8 @@ struct fib {
 	void *t;
 };
 
-/* 0, or -ENOMEM / -EINVAL (errno from the algorithm's create). */
-int fib_create(struct fib *fib, const struct fib_algo *algo, uint32_t capacity);
+/* params NULL: every default. 0, or -ENOMEM / -EINVAL (errno from the algorithm's create). */
+int fib_create(struct fib *fib, const struct fib_algo *algo, const struct fib_params *params);
 void fib_destroy(struct fib *fib);
 
 static inline int fib_insert(struct fib *fib, uint32_t prefix, uint8_t len, uint32_t value)

@@ -104,7 +104,7 @@ static void build_all(struct fib **fibs, const struct route *r, size_t n)
 	for (unsigned a = 0; a < NALGOS; a++) {
 		long rss0 = proc_status_kb("/proc/self/status", "VmRSS:");
 		double t0 = cpu_now(), dt;
-		int rc = fib_create(fibs[a], fib_algos[a], 0);
+		int rc = fib_create(fibs[a], fib_algos[a], NULL);
 
 		if (rc < 0) {
 			fprintf(stderr, "fib_bench: %s create: %s\n", fib_algos[a]->name,

@@ -400,7 +400,7 @@ int main(int argc, char **argv)
 	pin(cpu);
 	r = routes_read(argv[1], &n);
 	routes_set_values(r, n, nexthops);
-	if (fib_create(&f, &fib_algo_dir24_8, 0) < 0)
+	if (fib_create(&f, &fib_algo_dir24_8, NULL) < 0)
 		return 1;
 	for (size_t i = 0; i < n; i++)
 		fib_insert(&f, r[i].prefix, r[i].len, r[i].value);

@@ -143,8 +143,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	 * per input. Each input starts from the empty tables the previous one left (drain).
 	 * DIR-24-8 needs one tbl8 group per update at most.
 	 */
-	if (!fibs[0].t && (fib_create(&fibs[0], &fib_algo_dir24_8, ROUTES_MAX) ||
-	                   fib_create(&fibs[1], &fib_algo_poptrie, 0)))
+	if (!fibs[0].t && (fib_create(&fibs[0], &fib_algo_dir24_8,
+	                              &(struct fib_params){.tbl8_groups = ROUTES_MAX}) ||
+	                   fib_create(&fibs[1], &fib_algo_poptrie, NULL)))
 		abort();
 	for (size_t i = 0; i + OP_BYTES <= size; i += OP_BYTES) {
 		apply(data + i);

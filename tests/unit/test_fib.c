@@ -53,7 +53,7 @@ static struct fib_ref ref = {ref_routes, 0, REF_MAX};
 
 static void fib_new(struct fib *f)
 {
-	int rc = fib_create(f, algo, 0);
+	int rc = fib_create(f, algo, NULL);
 
 	CHECK(rc == 0, "create: %d", rc);
 	if (rc)
@@ -368,7 +368,7 @@ static void test_mass(void)
 	unsigned n = 0;
 
 	/* DIR-24-8 needs a tbl8 group per /24 holding a /32; Poptrie's default pool is enough. */
-	CHECK(fib_create(&f, algo, algo == &fib_algo_dir24_8 ? N : 0) == 0, "create");
+	CHECK(fib_create(&f, algo, &(struct fib_params){.tbl8_groups = N}) == 0, "create");
 	ref.n = 0;
 	fib_get_stats(&f, &st0);
 	/* Distinct /24s, each with a /32 on .1: expected lookups are known. */
