@@ -162,6 +162,14 @@ static void cfg_fill_system(struct cfg *cfg, const struct lyd_node *sys)
 	cfg->arp_max_entries = cfg_u32(sys, "arp-max-entries");
 	cfg->ip_options_forward = !strcmp(cfg_str(sys, "ip-options"), "forward");
 	cfg_capture_fill(&cfg->capture, sys);
+	/* The schema's enumeration admits only these two. */
+	cfg->fib_algorithm =
+	    !strcmp(cfg_str(sys, "fib-algorithm"), "dir-24-8") ? CFG_FIB_DIR_24_8 : CFG_FIB_POPTRIE;
+}
+
+const char *cfg_fib_algorithm_name(enum cfg_fib_algorithm a)
+{
+	return a == CFG_FIB_DIR_24_8 ? "dir-24-8" : "poptrie";
 }
 
 static int cfg_fill_addr(const struct cfg_pstate *ps, struct cfg_addr4 *addrs, unsigned *naddrs,

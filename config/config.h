@@ -177,6 +177,14 @@ struct cfg_restconf {
 	struct cfg_rc_user users[CFG_RC_USERS];
 };
 
+/* system/fib-algorithm; the names are the datapath's fib_algo names (datapath/fib/fib.h). */
+enum cfg_fib_algorithm {
+	CFG_FIB_POPTRIE,
+	CFG_FIB_DIR_24_8,
+};
+
+const char *cfg_fib_algorithm_name(enum cfg_fib_algorithm a);
+
 struct cfg {
 	unsigned workers; /* datapath threads, default 1 */
 	unsigned nworker_cpus;
@@ -188,6 +196,7 @@ struct cfg {
 	uint32_t arp_max_entries;    /* neighbour table size, default 65536 */
 	bool ip_options_forward;     /* forward IPv4 with options (default: drop, counted) */
 	struct cfg_capture capture;
+	enum cfg_fib_algorithm fib_algorithm; /* system/fib-algorithm, default poptrie */
 
 	unsigned nports;
 	struct cfg_port ports[PORT_MAX];

@@ -70,6 +70,12 @@ static bool workers_same(const struct cfg *a, const struct cfg *b)
 	return true;
 }
 
+/* The FIB is built once per algorithm at startup (datapath/fib/fib.h). */
+static bool fib_algorithm_same(const struct cfg *a, const struct cfg *b)
+{
+	return a->fib_algorithm == b->fib_algorithm;
+}
+
 static bool listener_same(const struct cfg_rc_listener *a, const struct cfg_rc_listener *b)
 {
 	return !strcmp(a->address, b->address) && a->port == b->port &&
@@ -127,6 +133,7 @@ const char *cfg_restart_only_diff(const struct cfg *a, const struct cfg *b, cons
 	} parts[] = {
 	    {ports_same, "ports, subinterfaces and their addresses", "/cellgate:cellgate/port"},
 	    {workers_same, "workers and worker-cpu", "/cellgate:cellgate/system/workers"},
+	    {fib_algorithm_same, "the FIB algorithm", "/cellgate:cellgate/system/fib-algorithm"},
 	};
 
 	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)

@@ -45,7 +45,8 @@ static void print_system(FILE *out, const struct cfg *cfg)
 	/* Added later: printed only when not the default, so older printouts stay. */
 	if (cfg->arp_max_entries && cfg->arp_max_entries != CFG_ARP_MAX_DEFAULT)
 		fprintf(out, "      \"arp-max-entries\": %u,\n", cfg->arp_max_entries);
-	fprintf(out, "      \"ip-options\": \"%s\"", cfg->ip_options_forward ? "forward" : "drop");
+	fprintf(out, "      \"ip-options\": \"%s\",\n", cfg->ip_options_forward ? "forward" : "drop");
+	fprintf(out, "      \"fib-algorithm\": \"%s\"", cfg_fib_algorithm_name(cfg->fib_algorithm));
 	cfg_capture_print(out, &cfg->capture);
 	fprintf(out, "\n    }");
 }

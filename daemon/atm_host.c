@@ -72,7 +72,7 @@ static void tun_readable(evutil_socket_t fd, short what, void *arg)
 		if (vc < 0 && dst) {
 			/* Not a direct peer: the gateway our FIB uses for it on this subinterface.
 			 */
-			uint32_t g = fib4_lookup(a->dp->fib, dst);
+			uint32_t g = fib_lookup(&a->dp->fib, dst);
 			if (g) {
 				const struct nexthop *nh =
 				    &a->dp->nht->nh[a->dp->nht->nhg[g].slot[0]];

@@ -85,19 +85,19 @@ static void control_ring_drops(struct control *ctl)
 	}
 }
 
-/* Freed next hops, groups and tbl8 groups are reused only after every worker passed a quiescent
+/* Freed next hops, groups and FIB memory are reused only after every worker passed a quiescent
  * state. */
 static void control_reclaim(struct control *ctl)
 {
 	if (!rib_reclaim_pending(ctl->rib)) {
-		struct fib4_stats fs;
-		fib4_get_stats(ctl->dp->fib, &fs);
-		if (fs.tbl8_pending == 0)
+		struct fib_stats fs;
+		fib_get_stats(&ctl->dp->fib, &fs);
+		if (fs.pending == 0)
 			return;
 	}
 	synchronize_rcu();
 	rib_reclaim(ctl->rib);
-	fib4_reclaim(ctl->dp->fib);
+	fib_reclaim(&ctl->dp->fib);
 }
 
 static void control_tick(evutil_socket_t fd, short what, void *arg)

@@ -318,6 +318,17 @@ static void pidfile_remove(const char *rundir)
 	unlink(path);
 }
 
+/* The configured FIB algorithm; the YANG enumeration names exactly the datapath's algorithms. */
+static const struct fib_algo *fib_algo_of(const struct cfg *cfg)
+{
+	const struct fib_algo *a = fib_algo_find(cfg_fib_algorithm_name(cfg->fib_algorithm));
+
+	if (!a)
+		fatalx("system/fib-algorithm %s: no such FIB algorithm in this build",
+		       cfg_fib_algorithm_name(cfg->fib_algorithm));
+	return a;
+}
+
 static int run(struct options *o, struct cfg *cfg)
 {
 	static struct dataplane dp;
@@ -334,8 +345,9 @@ static int run(struct options *o, struct cfg *cfg)
 	if (netdev_ip_forward_get() == 1)
 		log_warnx("net.ipv4.ip_forward is 1: the kernel will forward transit packets too; "
 		          "set it to 0 in the router's namespace");
-	if (dp_init(&dp, 0) != 0)
+	if (dp_init(&dp, fib_algo_of(cfg), NULL) != 0)
 		fatalx("out of memory allocating the FIB");
+	log_info("FIB: %s", dp.fib.algo->name);
 	control_params_apply(&ctl, cfg);
 	ctl.atm = atm_new(&dp, cfg);
 	ctl.neigh = neigh_new(&dp, cfg);

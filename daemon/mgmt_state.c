@@ -220,9 +220,11 @@ static void state_fib(FILE *out, const struct control *ctl)
 
 	rib_get_counts(ctl->rib, &rc);
 	fprintf(out,
-	        ",\"fib\":{\"routes\":\"%lu\",\"nexthops\":\"%lu\",\"nexthop-groups\":\"%lu\","
-	        "\"errors\":\"%lu\",\"memory\":\"%lu\",\"rib-memory\":\"%lu\",\"source\":[",
-	        rc.fib_routes, rc.nexthops, rc.nhgroups, rc.errors, rc.fib_memory, rc.rib_memory);
+	        ",\"fib\":{\"algorithm\":\"%s\",\"routes\":\"%lu\",\"nexthops\":\"%lu\","
+	        "\"nexthop-groups\":\"%lu\",\"errors\":\"%lu\",\"memory\":\"%lu\","
+	        "\"lookup-memory\":\"%lu\",\"rib-memory\":\"%lu\",\"source\":[",
+	        rc.fib_algorithm, rc.fib_routes, rc.nexthops, rc.nhgroups, rc.errors, rc.fib_memory,
+	        rc.fib_lookup_memory, rc.rib_memory);
 	for (int s = 0; s < RIB_SRC__MAX; s++)
 		fprintf(out, "%s{\"name\":\"%s\",\"routes\":\"%lu\"}", s ? "," : "",
 		        rib_source_name(s), rc.routes[s]);

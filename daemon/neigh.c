@@ -277,7 +277,7 @@ static void neigh_host_route(struct neigh_table *nt, struct neigh_entry *e)
 
 static bool neigh_is_glean_host(const struct neigh_table *nt, struct neigh_entry *e)
 {
-	uint32_t g = fib4_lookup(nt->dp->fib, e->ip);
+	uint32_t g = fib_lookup(&nt->dp->fib, e->ip);
 	const struct nexthop *nh;
 
 	if (!g)

@@ -68,7 +68,7 @@ void rib_free(struct rib *rib)
 /* Port id of a gateway reachable on a connected subnet (or a resolved host route), or -1. */
 static int rib_gateway_port(const struct rib *rib, uint32_t gw)
 {
-	uint32_t g = fib4_lookup(rib->dp->fib, gw);
+	uint32_t g = fib_lookup(&rib->dp->fib, gw);
 
 	if (!g)
 		return -1;
@@ -160,9 +160,9 @@ static int rib_program(struct rib *rib, struct rib_route *r)
 	uint32_t prefix = (uint32_t)(r->key >> 8);
 	uint8_t len = (uint8_t)r->key;
 	if (best)
-		err = fib4_insert(rib->dp->fib, prefix, len, best);
+		err = fib_insert(&rib->dp->fib, prefix, len, best);
 	else
-		err = fib4_delete(rib->dp->fib, prefix, len);
+		err = fib_delete(&rib->dp->fib, prefix, len);
 	if (err) {
 		char what[INET_ADDRSTRLEN + 4];
 		rib->errors++;
@@ -269,17 +269,19 @@ void rib_reclaim(struct rib *rib)
 
 void rib_get_counts(const struct rib *rib, struct rib_counts *out)
 {
-	struct fib4_stats fs;
+	struct fib_stats fs;
 
 	memset(out, 0, sizeof(*out));
 	for (int s = 0; s < RIB_SRC__MAX; s++)
 		out->routes[s] = rib->nroutes[s];
-	fib4_get_stats(rib->dp->fib, &fs);
+	fib_get_stats(&rib->dp->fib, &fs);
+	out->fib_algorithm = rib->dp->fib.algo->name;
 	out->fib_routes = fs.routes;
 	out->nexthops = rib->nnh;
 	out->nhgroups = rib->nnhg;
 	out->errors = rib->errors;
 	out->fib_memory = fs.memory_bytes;
+	out->fib_lookup_memory = fs.lookup_bytes;
 	out->rib_memory = sizeof(*rib) + (uint64_t)oa_bytes(&rib->routes) +
 	                  kset_memory(&rib->order) +
 	                  (uint64_t)NH_MAX * (sizeof(*rib->nh_meta) + 2 * sizeof(uint32_t)) +

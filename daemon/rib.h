@@ -74,10 +74,12 @@ void rib_reclaim(struct rib *rib);
  */
 struct rib_counts {
 	uint64_t routes[RIB_SRC__MAX]; /* per source, installed or not */
+	const char *fib_algorithm; /* the FIB's LPM structure (fib_algo name) */
 	uint64_t fib_routes;
 	uint64_t nexthops, nhgroups;
 	uint64_t errors;     /* routes that could not be programmed */
-	uint64_t fib_memory; /* bytes: the workers' FIB (fib4) with its control-side index */
+	uint64_t fib_memory; /* bytes: the workers' FIB with its control-side structures */
+	uint64_t fib_lookup_memory; /* bytes of it the workers' lookups read */
 	uint64_t rib_memory; /* bytes: the RIB's route table, prefix order and next-hop tables */
 };
 void rib_get_counts(const struct rib *rib, struct rib_counts *out);

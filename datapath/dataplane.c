@@ -32,12 +32,15 @@ const char *const drop_reason_desc[DROP__MAX] = {
 #undef X
 };
 
-int dp_init(struct dataplane *dp, uint32_t tbl8_groups)
+int dp_init(struct dataplane *dp, const struct fib_algo *fib_algo,
+            const struct fib_params *fib_params)
 {
+	int rc;
+
 	memset(dp, 0, sizeof(*dp));
-	dp->fib = fib4_create(tbl8_groups);
+	rc = fib_create(&dp->fib, fib_algo ? fib_algo : FIB_ALGO_DEFAULT, fib_params);
 	dp->nht = calloc(1, sizeof(*dp->nht));
-	if (!dp->fib || !dp->nht) {
+	if (rc < 0 || !dp->nht) {
 		dp_fini(dp);
 		return -ENOMEM;
 	}
@@ -54,10 +57,9 @@ void dp_params_set(struct dataplane *dp, const struct dp_params *p)
 
 void dp_fini(struct dataplane *dp)
 {
-	if (dp->fib)
-		fib4_destroy(dp->fib);
+	if (dp->fib.t)
+		fib_destroy(&dp->fib);
 	free(dp->nht);
-	dp->fib = NULL;
 	dp->nht = NULL;
 }
 

@@ -1,7 +1,7 @@
 /*
  * The state workers share and read: ports, the FIB and the next-hop tables.
  * The control thread builds it, starts the workers, and from then on changes
- * only what the RCU/atomic rules in fib4.h and nexthop.h allow.
+ * only what the RCU/atomic rules in fib.h and nexthop.h allow.
  */
 #ifndef CELLGATE_DATAPLANE_H
 #define CELLGATE_DATAPLANE_H
@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "datapath/event_ring.h"
-#include "datapath/fib/fib4.h"
+#include "datapath/fib/fib.h"
 #include "datapath/nexthop.h"
 #include "datapath/port.h"
 #include "datapath/stats.h"
@@ -36,7 +36,7 @@ struct dataplane {
 	struct port ports[PORT_MAX];
 	unsigned nworkers;
 	struct worker *workers[WORKER_MAX];
-	struct fib4 *fib;
+	struct fib fib; /* the algorithm chosen at dp_init, and its table */
 	struct nh_tables *nht;
 	struct dp_params params;
 	struct atm_vc *vcs; /* VC_MAX entries when ATM ports exist, else NULL */
@@ -50,8 +50,12 @@ struct dataplane {
 /* Control thread: publish new forwarding parameters (workers see each field change whole). */
 void dp_params_set(struct dataplane *dp, const struct dp_params *p);
 
-/* Allocate the FIB and next-hop tables. 0 or -ENOMEM. */
-int dp_init(struct dataplane *dp, uint32_t tbl8_groups);
+/*
+ * Allocate the FIB (fib_algo NULL: FIB_ALGO_DEFAULT; fib_params NULL: its
+ * default sizes) and the next-hop tables. 0 or -ENOMEM.
+ */
+int dp_init(struct dataplane *dp, const struct fib_algo *fib_algo,
+            const struct fib_params *fib_params);
 void dp_fini(struct dataplane *dp);
 
 /*

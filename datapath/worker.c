@@ -144,7 +144,7 @@ static unsigned worker_poll_queue(struct worker *w, struct port *pt)
 			idx[k++] = (uint8_t)i;
 		}
 	}
-	fib4_lookup_bulk(w->dp->fib, dst, val, k);
+	fib_lookup_bulk(&w->dp->fib, dst, val, k);
 	for (unsigned j = 0; j < k; j++) {
 		struct pkt *p = &pkts[idx[j]];
 		uint32_t ip;

@@ -98,7 +98,7 @@ void worker_hold_run(struct worker *w)
 
 	for (unsigned i = 0; i < n; i++)
 		dst[i] = rd32(w->hold[i].pkt.data + 14 + 16);
-	fib4_lookup_bulk(w->dp->fib, dst, val, n);
+	fib_lookup_bulk(&w->dp->fib, dst, val, n);
 
 	for (unsigned i = 0; i < n; i++) {
 		struct hold_entry *h = &w->hold[i];

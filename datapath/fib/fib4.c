@@ -278,6 +278,8 @@ void fib4_get_stats(const struct fib4 *fib, struct fib4_stats *st)
 	st->tbl8_groups_max = fib->ngroups;
 	st->tbl8_pending = fib->npending;
 	st->tbl8_groups_used = fib->ngroups - fib->nfree - fib->npending;
+	st->lookup_bytes =
+	    fib->tbl24_bytes + (size_t)st->tbl8_groups_used * TBL8_GROUP * sizeof(*fib->tbl8);
 	st->memory_bytes =
 	    sizeof(*fib) + fib->tbl24_bytes + fib->tbl8_bytes + TBL24_SLOTS +
 	    (size_t)fib->ngroups * (TBL8_GROUP + sizeof(*fib->grp_refs) + sizeof(*fib->grp_free) +

@@ -26,6 +26,7 @@ struct fib4_stats {
 	uint64_t tbl8_groups_used;
 	uint64_t tbl8_groups_max;
 	uint64_t tbl8_pending; /* freed, waiting for fib4_reclaim */
+	size_t lookup_bytes;   /* what lookups read: tbl24 and the groups in use */
 	size_t memory_bytes;   /* all memory held, control-side index included */
 	uint64_t routes_by_len[33];
 };

@@ -62,6 +62,14 @@ void fib4_index_fini(struct fib4_index *ix)
 	fib4_index_init(ix);
 }
 
+void fib4_index_prefetch(const struct fib4_index *ix, uint32_t prefix, uint8_t len)
+{
+	const struct fib4_ihash *h = &ix->len[len];
+
+	if (h->slots)
+		__builtin_prefetch(&h->slots[ihash_mix(prefix) & h->mask]);
+}
+
 uint32_t fib4_index_get(const struct fib4_index *ix, uint32_t prefix, uint8_t len)
 {
 	const struct fib4_ihash *h = &ix->len[len];

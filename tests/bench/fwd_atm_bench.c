@@ -196,7 +196,7 @@ int main(int argc, char **argv)
 	CPU_SET(cpu, &set);
 	if (sched_setaffinity(0, sizeof(set), &set) != 0)
 		perror("sched_setaffinity");
-	if (dp_init(&dp, 0) != 0)
+	if (dp_init(&dp, NULL, NULL) != 0)
 		return 1;
 	dp.nports = NPORTS;
 	port_fake_init(&dp.ports[P_IN], P_IN, "eth0", 1);

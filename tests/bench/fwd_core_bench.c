@@ -5,7 +5,7 @@
  * Prints packets per second on one pinned core; the end-to-end figure on veth
  * is tests/bench/fwd-bench.sh.
  *
- *   fwd_core_bench [CPU] [SECONDS] [ROUTES]
+ *   fwd_core_bench [CPU] [SECONDS] [ROUTES] [FIB-ALGORITHM]
  */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -48,6 +48,7 @@ int main(int argc, char **argv)
 	int cpu = argc > 1 ? atoi(argv[1]) : 0;
 	double secs = argc > 2 ? atof(argv[2]) : 3.0;
 	unsigned nroutes = argc > 3 ? (unsigned)atoi(argv[3]) : 500000;
+	const struct fib_algo *algo = argc > 4 ? fib_algo_find(argv[4]) : FIB_ALGO_DEFAULT;
 	static struct dataplane dp;
 	struct rib_path p1 = {.port = 1, .weight = 1};
 	struct rib_path gw = {.gw = IP(10, 0, 2, 2), .port = 1, .weight = 1};
@@ -57,8 +58,13 @@ int main(int argc, char **argv)
 	CPU_SET(cpu, &set);
 	if (sched_setaffinity(0, sizeof(set), &set) != 0)
 		perror("sched_setaffinity");
-	if (dp_init(&dp, 0) != 0)
+	if (!algo) {
+		fprintf(stderr, "fwd_core_bench: %s: no such FIB algorithm\n", argv[4]);
+		return 2;
+	}
+	if (dp_init(&dp, algo, NULL) != 0)
 		return 1;
+	printf("FIB %s\n", algo->name);
 	dp.nports = 2;
 	port_fake_init(&dp.ports[0], 0, "eth0", 1);
 	port_fake_init(&dp.ports[1], 1, "eth1", 1);

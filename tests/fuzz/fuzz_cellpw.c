@@ -62,7 +62,7 @@ static void setup(void)
 	struct rib_path gw2 = {.gw = IP(10, 1, 0, 2), .port = 2, .weight = 1};
 	struct rib_path gw3 = {.gw = IP(10, 2, 0, 3), .port = 3, .weight = 1};
 
-	dp_init(&dp, 64);
+	dp_init(&dp, NULL, &(struct fib_params){.tbl8_groups = 64});
 	dp.nports = 4;
 	dp.vcs = calloc(VC_MAX, sizeof(*dp.vcs));
 	dp.nvcs = 3;

@@ -40,7 +40,7 @@ static void setup(void)
 {
 	struct rib_path on = {.weight = 1};
 
-	dp_init(&dp, 64);
+	dp_init(&dp, NULL, &(struct fib_params){.tbl8_groups = 64});
 	dp.nports = 3;
 	for (unsigned i = 0; i < 3; i++) {
 		dp.ports[i].id = (uint16_t)i;
@@ -97,7 +97,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		;
 	/* Ids freed by this input become reusable, as after a grace period. */
 	rib_reclaim(rib);
-	fib4_reclaim(dp.fib);
+	fib_reclaim(&dp.fib);
 
 	fpm_table_get_counters(tab, &c);
 	rib_get_counts(rib, &rc);

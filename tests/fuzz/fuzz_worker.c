@@ -40,7 +40,7 @@ static void setup(void)
 	struct rib_path two[2] = {{IP(10, 0, 1, 3), -1, 1}, {IP(10, 0, 2, 3), -1, 1}};
 	struct rib_path gw = {.gw = IP(10, 0, 2, 2), .port = -1, .weight = 1};
 
-	dp_init(&dp, 64);
+	dp_init(&dp, NULL, &(struct fib_params){.tbl8_groups = 64});
 	dp.nports = 2;
 	port_fake_init(&dp.ports[0], 0, "eth0", 1);
 	port_fake_init(&dp.ports[1], 1, "eth1", 1);

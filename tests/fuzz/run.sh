@@ -40,6 +40,7 @@ declare -A SOURCES=(
 	[fuzz_fpm]="$ROOT/tests/fuzz/fuzz_fpm.c $ROOT/daemon/fpm_nl.c $ROOT/daemon/fpm_table.c \
 		$ROOT/daemon/fpm_nh.c $ROOT/daemon/fpm_r6.c $ROOT/daemon/fpm_limit.c $ROOT/daemon/rib.c $ROOT/daemon/rib_nh.c $DATAPATH"
 	[fuzz_config]="$ROOT/tests/fuzz/fuzz_config.c $CONFIG $DATAPATH"
+	[fuzz_fib]="$ROOT/tests/fuzz/fuzz_fib.c $DATAPATH"
 	[fuzz_restconf]="$ROOT/tests/fuzz/fuzz_restconf.c $ROOT/mgmt/restconf/edit.c \
 		$ROOT/mgmt/restconf/path.c $ROOT/mgmt/restconf/error.c $ROOT/mgmt/restconf/persist.c \
 		$CONFIG $DATAPATH"
@@ -53,6 +54,7 @@ declare -A MIN_RUNS=(
 	[fuzz_config]=20000
 	[fuzz_restconf]=20000
 	[fuzz_ip6]=10000
+	[fuzz_fib]=10000
 )
 # Seeds kept elsewhere in the tree, copied into the run's corpus: every
 # startup file the unit tests and the examples hold, good and bad.

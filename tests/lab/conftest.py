@@ -18,7 +18,8 @@ _daemons = []
 
 
 def pytest_report_header(config):
-    return "cellgated: %s" % lab.cellgated_path()
+    return "cellgated: %s; FIB algorithm: %s" % (
+        lab.cellgated_path(), lab.fib_algorithm() or "the default")
 
 
 @pytest.fixture(scope="session")

@@ -96,6 +96,27 @@ def sweep_stale():
             run(["ip", "netns", "del", name], check=False)
 
 
+def fib_algorithm():
+    """The FIB algorithm the lab's daemons use: CELLGATE_FIB_ALGORITHM
+    (dir-24-8, poptrie; the unit tests read the same variable), or None for
+    the daemon's default (poptrie)."""
+    return os.environ.get("CELLGATE_FIB_ALGORITHM") or None
+
+
+def with_fib_algorithm(config):
+    """config with system/fib-algorithm set from CELLGATE_FIB_ALGORITHM,
+    unless the config names one itself (a copy; config is left alone)."""
+    algo = fib_algorithm()
+    top = config.get("cellgate:cellgate") if isinstance(config, dict) else None
+    if not algo or not isinstance(top, dict):
+        return config
+    config = json.loads(json.dumps(config))
+    system = config["cellgate:cellgate"].setdefault("system", {})
+    if isinstance(system, dict):
+        system.setdefault("fib-algorithm", algo)
+    return config
+
+
 def default_config(workers=1, worker_cpu=None, extra_system=None,
                    extra_port=None, extra_routes=None):
     """The lab's cellgated configuration (RFC 7951 JSON as a dict).
@@ -258,7 +279,7 @@ class Daemon:
             raise DaemonError("cellgated not found or not executable: %s "
                               "(set CELLGATED)" % self.binary)
         with open(self.cfg, "w") as f:
-            json.dump(self.config, f, indent=2)
+            json.dump(with_fib_algorithm(self.config), f, indent=2)
         self._err = open(self.stderr_path, "w")
         self.proc = self.topo.popen(
             self.ns, [self.binary, "-f", self.cfg, "-d", "-r", self.rundir] +

@@ -15,6 +15,7 @@ import time
 import pytest
 
 import lab
+import restconf as rc
 
 # Run on both Ethernet drivers (conftest.py: test ids [afpacket], [afxdp]).
 LAB_DRIVERS = lab.DRIVERS_ALL
@@ -115,6 +116,24 @@ def test_neighbors_and_fib(topo, router):
     assert found[0]["port"] == "eth1"
     assert found[0]["mac"].lower() == h2mac.lower()
     assert found[0]["state"] == "reachable"
+
+
+def test_fib_algorithm_state(topo, router):
+    """RESTCONF names the FIB algorithm in use (system/fib-algorithm, set per
+    lab run by CELLGATE_FIB_ALGORITHM) and its memory: all of it, and the
+    part lookups read (64 MiB of tbl24 for DIR-24-8, about 1 MiB here for
+    Poptrie, whose direct table is most of a small one)."""
+    r = rc.get(router, "/cellgate:cellgate/state/fib")
+    assert r.status == 200, r
+    fib = r.json()["cellgate:fib"]
+    want = lab.fib_algorithm() or "poptrie"
+    assert fib["algorithm"] == want, fib
+    lookup, total = int(fib["lookup-memory"]), int(fib["memory"])
+    assert 0 < lookup <= total, fib
+    if want == "dir-24-8":
+        assert lookup >= 64 << 20, fib
+    else:
+        assert lookup < 8 << 20, fib
 
 
 @pytest.mark.parametrize("mode", ["udp", "icmp"])

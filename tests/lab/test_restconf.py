@@ -292,6 +292,18 @@ def test_runtime_unsupported_change_is_501(router):
     assert r.status == 501 and r.error()["error-tag"] == "operation-not-supported"
 
 
+def test_fib_algorithm_change_needs_restart(router):
+    # The workers' FIB is built once, at startup: switching structure is a restart.
+    running = rc.get(router, R + "/state/fib").json()["cellgate:fib"]["algorithm"]
+    other = "dir-24-8" if running == "poptrie" else "poptrie"
+    r = _unchanged(router, lambda: rc.request(
+        router, "PATCH", "/restconf/data" + R + "/system",
+        {"cellgate:system": {"fib-algorithm": other}}))
+    assert r.status == 501 and r.error()["error-tag"] == "operation-not-supported", r
+    assert "FIB algorithm" in r.error()["error-message"], r
+    assert rc.get(router, R + "/state/fib").json()["cellgate:fib"]["algorithm"] == running
+
+
 def test_state_is_read_only(router):
     r = rc.request(router, "PUT", "/restconf/data" + R + "/state/fib",
                    {"cellgate:fib": {}})

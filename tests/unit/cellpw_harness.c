@@ -14,6 +14,7 @@
 #include "datapath/csum.h"
 #include "datapath/ip4.h"
 #include "lib/clock.h"
+#include "tests/unit/fib_env.h"
 
 struct harness h;
 const uint8_t h_carrier_mac[6] = {0x02, 0, 0, 0, 0xc0, 0x01};
@@ -110,7 +111,7 @@ int h_setup(void)
 {
 	int err;
 
-	if (dp_init(&h.dp, 256) != 0)
+	if (dp_init(&h.dp, test_fib_algo(), &(struct fib_params){.tbl8_groups = 256}) != 0)
 		return -ENOMEM;
 	h.dp.nports = H_NPORTS;
 	h.dp.vcs = calloc(VC_MAX, sizeof(*h.dp.vcs));

@@ -174,6 +174,8 @@ static const char *cfg_diff(const struct cfg *a, const struct cfg *b)
 		return "arp";
 	if (a->ip_options_forward != b->ip_options_forward)
 		return "ip-options";
+	if (a->fib_algorithm != b->fib_algorithm)
+		return "fib-algorithm";
 	if (a->nports != b->nports)
 		return "port count";
 	for (unsigned i = 0; i < a->nports; i++)

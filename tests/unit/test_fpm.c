@@ -9,6 +9,7 @@
 
 #include "tests/unit/check.h"
 #include "daemon/fpm_table.h"
+#include "tests/unit/fib_env.h"
 #include "tests/unit/fpm_build.h"
 
 #define IP(a, b, c, d) ((uint32_t)(a) << 24 | (b) << 16 | (c) << 8 | (d))
@@ -30,7 +31,7 @@ static void setup(void)
 {
 	struct rib_path on[3] = {{0, 0, 1}, {0, 1, 1}, {0, 2, 1}};
 
-	CHECK_EQ(dp_init(&dp, 256), 0);
+	CHECK_EQ(dp_init(&dp, test_fib_algo(), &(struct fib_params){.tbl8_groups = 256}), 0);
 	dp.nports = 3;
 	for (unsigned i = 0; i < 3; i++) {
 		dp.ports[i].id = (uint16_t)i;
@@ -62,7 +63,7 @@ static void feed(struct fpm_buf *b)
 
 static const struct nexthop *nh_at(uint32_t addr, unsigned slot)
 {
-	uint32_t g = fib4_lookup(dp.fib, addr);
+	uint32_t g = fib_lookup(&dp.fib, addr);
 	return g ? &dp.nht->nh[dp.nht->nhg[g].slot[slot]] : NULL;
 }
 
@@ -235,7 +236,7 @@ static void test_plain_routes(void)
 	fb_msg_end(&b, n);
 	fb_frame_end(&b);
 	feed(&b);
-	uint32_t g = fib4_lookup(dp.fib, IP(10, 10, 0, 1));
+	uint32_t g = fib_lookup(&dp.fib, IP(10, 10, 0, 1));
 	CHECK(g != 0);
 	CHECK_EQ(dp.nht->nhg[g].nslots, 4);
 	unsigned on2 = 0;
@@ -277,17 +278,17 @@ static void test_plain_routes(void)
 	CHECK_EQ(c2.rejected[FPM_REJ_TYPE] - c.rejected[FPM_REJ_TYPE], 1);
 	/* Other tables are not recorded at all; the other two are, as rejected. */
 	CHECK_EQ(c2.routes4_rejected, c.routes4_rejected + 2);
-	CHECK_EQ(fib4_lookup(dp.fib, IP(10, 15, 0, 1)), 0);
-	CHECK_EQ(fib4_lookup(dp.fib, IP(10, 16, 0, 1)), 0);
-	CHECK_EQ(fib4_lookup(dp.fib, IP(10, 17, 0, 1)), 0);
+	CHECK_EQ(fib_lookup(&dp.fib, IP(10, 15, 0, 1)), 0);
+	CHECK_EQ(fib_lookup(&dp.fib, IP(10, 16, 0, 1)), 0);
+	CHECK_EQ(fib_lookup(&dp.fib, IP(10, 17, 0, 1)), 0);
 
 	/* A route that moves to a foreign interface is withdrawn, not left stale. */
 	route_gw(&b, IP(10, 9, 0, 0), 16, IP(10, 0, 2, 2), -1);
 	feed(&b);
-	CHECK_EQ(fib4_lookup(dp.fib, IP(10, 9, 1, 1)), 0);
+	CHECK_EQ(fib_lookup(&dp.fib, IP(10, 9, 1, 1)), 0);
 	route_gw(&b, IP(10, 9, 0, 0), 16, IP(10, 0, 2, 2), 1);
 	feed(&b);
-	CHECK(fib4_lookup(dp.fib, IP(10, 9, 1, 1)) != 0);
+	CHECK(fib_lookup(&dp.fib, IP(10, 9, 1, 1)) != 0);
 
 	/* IPv6: kept, counted, not forwarded. */
 	fb_frame_begin(&b);
@@ -355,9 +356,9 @@ static void test_replace_and_static(void)
 	fb_msg_end(&b, n);
 	fb_frame_end(&b);
 	feed(&b);
-	CHECK(fib4_lookup(dp.fib, IP(10, 21, 0, 1)) != 0);
-	CHECK_EQ(fib4_lookup(dp.fib, IP(10, 22, 0, 1)), 0);
-	CHECK(fib4_lookup(dp.fib, IP(10, 23, 0, 1)) != 0);
+	CHECK(fib_lookup(&dp.fib, IP(10, 21, 0, 1)) != 0);
+	CHECK_EQ(fib_lookup(&dp.fib, IP(10, 22, 0, 1)), 0);
+	CHECK(fib_lookup(&dp.fib, IP(10, 23, 0, 1)) != 0);
 	CHECK_EQ(counters().errors[FPM_E_ATTR_SIZE], c2.errors[FPM_E_ATTR_SIZE] + 1);
 
 	/* A message whose length runs past its frame ends the frame, not the session. */
@@ -392,13 +393,13 @@ static void test_nexthop_groups(void)
 	fb_msg_end(&b, fb_nexthop(&b, RTM_NEWNEXTHOP, 101, IP(10, 0, 2, 2), IFX(1), 0));
 	fb_frame_end(&b);
 	feed(&b);
-	CHECK_EQ(fib4_lookup(dp.fib, IP(10, 30, 0, 1)), 0);
+	CHECK_EQ(fib_lookup(&dp.fib, IP(10, 30, 0, 1)), 0);
 	CHECK_EQ(counters().routes4_pending, 1);
 	fb_frame_begin(&b);
 	fb_msg_end(&b, fb_nexthop(&b, RTM_NEWNEXTHOP, 102, IP(10, 0, 3, 2), IFX(2), 0));
 	fb_frame_end(&b);
 	feed(&b);
-	uint32_t g = fib4_lookup(dp.fib, IP(10, 30, 0, 1));
+	uint32_t g = fib_lookup(&dp.fib, IP(10, 30, 0, 1));
 	CHECK(g != 0);
 	CHECK_EQ(dp.nht->nhg[g].npaths, 2);
 	CHECK_EQ(counters().routes4_pending, 0);
@@ -408,7 +409,7 @@ static void test_nexthop_groups(void)
 	fb_msg_end(&b, fb_nexthop(&b, RTM_NEWNEXTHOP, 102, IP(10, 0, 1, 2), IFX(0), 0));
 	fb_frame_end(&b);
 	feed(&b);
-	g = fib4_lookup(dp.fib, IP(10, 30, 0, 1));
+	g = fib_lookup(&dp.fib, IP(10, 30, 0, 1));
 	unsigned on0 = 0;
 	for (unsigned s = 0; g && s < dp.nht->nhg[g].nslots; s++)
 		on0 += dp.nht->nh[dp.nht->nhg[g].slot[s]].port == 0;
@@ -427,7 +428,7 @@ static void test_nexthop_groups(void)
 	struct fpm_table_counters c = counters();
 	feed(&b);
 	CHECK(nh_at(IP(10, 31, 0, 1), 0) && nh_at(IP(10, 31, 0, 1), 0)->gw == IP(10, 0, 2, 2));
-	CHECK_EQ(fib4_lookup(dp.fib, IP(10, 32, 0, 1)), 0);
+	CHECK_EQ(fib_lookup(&dp.fib, IP(10, 32, 0, 1)), 0);
 	CHECK_EQ(counters().rejected[FPM_REJ_IFINDEX], c.rejected[FPM_REJ_IFINDEX] + 1);
 
 	/* zebra deletes an object once its routes are gone; then it is simply forgotten. */
@@ -453,8 +454,8 @@ static void test_resync(void)
 	route_gw(&b, IP(10, 40, 0, 0), 16, IP(10, 0, 2, 2), 1);
 	route_gw(&b, IP(10, 41, 0, 0), 16, IP(10, 0, 2, 2), 1);
 	feed(&b);
-	uint32_t g40 = fib4_lookup(dp.fib, IP(10, 40, 0, 1));
-	uint32_t g30 = fib4_lookup(dp.fib, IP(10, 30, 0, 1));
+	uint32_t g40 = fib_lookup(&dp.fib, IP(10, 40, 0, 1));
+	uint32_t g30 = fib_lookup(&dp.fib, IP(10, 30, 0, 1));
 	CHECK(fpm_table_sweep(tab, 1000)); /* the first session has nothing stale */
 
 	CHECK_EQ(fpm_table_session_start(tab), 0);
@@ -476,11 +477,11 @@ static void test_resync(void)
 	fb_msg_end(&b, n);
 	fb_frame_end(&b);
 	feed(&b);
-	CHECK_EQ(fib4_lookup(dp.fib, IP(10, 40, 0, 1)), g40);
-	CHECK_EQ(fib4_lookup(dp.fib, IP(10, 30, 0, 1)), g30);
-	CHECK(fib4_lookup(dp.fib, IP(10, 41, 0, 1)) != 0); /* stale, still forwarding */
-	CHECK(fib4_lookup(dp.fib, IP(10, 31, 0, 1)) != 0); /* waits with its old forwarding */
-	CHECK(fib4_lookup(dp.fib, IP(10, 42, 0, 1)) != 0);
+	CHECK_EQ(fib_lookup(&dp.fib, IP(10, 40, 0, 1)), g40);
+	CHECK_EQ(fib_lookup(&dp.fib, IP(10, 30, 0, 1)), g30);
+	CHECK(fib_lookup(&dp.fib, IP(10, 41, 0, 1)) != 0); /* stale, still forwarding */
+	CHECK(fib_lookup(&dp.fib, IP(10, 31, 0, 1)) != 0); /* waits with its old forwarding */
+	CHECK(fib_lookup(&dp.fib, IP(10, 42, 0, 1)) != 0);
 	CHECK_EQ(fpm_table_reconfirmed(tab) - before, 3);
 
 	struct fpm_table_counters c = counters();
@@ -488,9 +489,9 @@ static void test_resync(void)
 		;
 	struct fpm_table_counters c2 = counters();
 	CHECK_EQ(c2.stale, 0);
-	CHECK_EQ(fib4_lookup(dp.fib, IP(10, 41, 0, 1)), 0);
-	CHECK_EQ(fib4_lookup(dp.fib, IP(10, 31, 0, 1)), 0);
-	CHECK_EQ(fib4_lookup(dp.fib, IP(10, 40, 0, 1)), g40);
+	CHECK_EQ(fib_lookup(&dp.fib, IP(10, 41, 0, 1)), 0);
+	CHECK_EQ(fib_lookup(&dp.fib, IP(10, 31, 0, 1)), 0);
+	CHECK_EQ(fib_lookup(&dp.fib, IP(10, 40, 0, 1)), g40);
 	CHECK_EQ(c2.rejected[FPM_REJ_NEXTHOP], c.rejected[FPM_REJ_NEXTHOP] + 1);
 	CHECK(c2.routes_swept > c.routes_swept);
 	CHECK_EQ(c2.stale, 0);

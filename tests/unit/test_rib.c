@@ -4,6 +4,7 @@
 
 #include "tests/unit/check.h"
 #include "daemon/rib.h"
+#include "tests/unit/fib_env.h"
 
 #define IP(a, b, c, d) ((uint32_t)(a) << 24 | (b) << 16 | (c) << 8 | (d))
 #define SEED           0x0002aabbccddeeffull
@@ -15,7 +16,7 @@ static uint64_t seed(void *arg, uint16_t port, uint32_t ip)
 
 static const struct nexthop *lookup_nh(struct dataplane *dp, uint32_t addr, unsigned slot)
 {
-	uint32_t g = fib4_lookup(dp->fib, addr);
+	uint32_t g = fib_lookup(&dp->fib, addr);
 	return g ? &dp->nht->nh[dp->nht->nhg[g].slot[slot]] : NULL;
 }
 
@@ -114,7 +115,7 @@ int main(void)
 	static struct dataplane dp;
 	struct rib_counts rc;
 
-	CHECK_EQ(dp_init(&dp, 256), 0);
+	CHECK_EQ(dp_init(&dp, test_fib_algo(), &(struct fib_params){.tbl8_groups = 256}), 0);
 	struct rib *rib = rib_new(&dp, seed, NULL);
 	CHECK(rib != NULL);
 
@@ -140,7 +141,7 @@ int main(void)
 	struct rib_path far = {.gw = IP(192, 0, 2, 1), .port = -1, .weight = 1};
 	CHECK_EQ(rib_route_set(rib, IP(10, 30, 0, 0), 16, RIB_SRC_STATIC, NH_GATEWAY, &far, 1),
 	         -ENETUNREACH);
-	CHECK_EQ(fib4_lookup(dp.fib, IP(10, 30, 0, 1)), 0);
+	CHECK_EQ(fib_lookup(&dp.fib, IP(10, 30, 0, 1)), 0);
 	CHECK_EQ(rib_route_set(rib, IP(10, 0, 0, 1), 24, RIB_SRC_STATIC, NH_BLACKHOLE, NULL, 0),
 	         -EINVAL);
 
@@ -149,13 +150,13 @@ int main(void)
 	struct rib_path owt[2] = {{IP(10, 0, 2, 2), -1, 1}, {IP(10, 0, 1, 2), -1, 1}};
 	CHECK_EQ(rib_route_set(rib, IP(10, 99, 0, 0), 24, RIB_SRC_STATIC, NH_GATEWAY, two, 2), 0);
 	CHECK_EQ(rib_route_set(rib, IP(10, 98, 0, 0), 24, RIB_SRC_STATIC, NH_GATEWAY, owt, 2), 0);
-	uint32_t g1 = fib4_lookup(dp.fib, IP(10, 99, 0, 1)),
-	         g2 = fib4_lookup(dp.fib, IP(10, 98, 0, 1));
+	uint32_t g1 = fib_lookup(&dp.fib, IP(10, 99, 0, 1)),
+	         g2 = fib_lookup(&dp.fib, IP(10, 98, 0, 1));
 	CHECK(g1 != 0 && g1 == g2);
 	CHECK_EQ(dp.nht->nhg[g1].nslots, 2);
 	struct rib_path wtd[2] = {{IP(10, 0, 1, 2), -1, 1}, {IP(10, 0, 2, 2), -1, 3}};
 	CHECK_EQ(rib_route_set(rib, IP(10, 97, 0, 0), 24, RIB_SRC_STATIC, NH_GATEWAY, wtd, 2), 0);
-	uint32_t g3 = fib4_lookup(dp.fib, IP(10, 97, 0, 1));
+	uint32_t g3 = fib_lookup(&dp.fib, IP(10, 97, 0, 1));
 	CHECK(g3 != g1);
 	CHECK_EQ(dp.nht->nhg[g3].nslots, 4);
 	unsigned on_port1 = 0;
@@ -177,7 +178,7 @@ int main(void)
 	CHECK_EQ(rib_route_del(rib, IP(10, 99, 0, 0), 24, RIB_SRC_STATIC), 0);
 	CHECK_EQ(rib_route_del(rib, IP(10, 98, 0, 0), 24, RIB_SRC_STATIC), 0);
 	CHECK_EQ(rib_route_del(rib, IP(10, 97, 0, 0), 24, RIB_SRC_STATIC), 0);
-	CHECK_EQ(fib4_lookup(dp.fib, IP(10, 99, 0, 1)), 0);
+	CHECK_EQ(fib_lookup(&dp.fib, IP(10, 99, 0, 1)), 0);
 	rib_get_counts(rib, &rc);
 	CHECK_EQ(rc.nexthops,
 	         nh_before - 1); /* 10.0.1.2 is gone, 10.0.2.2 still used by 10.20/24 */
@@ -210,8 +211,8 @@ int main(void)
 	}
 	CHECK_EQ(kept, 200000);
 	CHECK_EQ(gone, 100000);
-	CHECK_EQ(fib4_lookup(dp.fib, IP(100, 0, 3, 1)) == 0, 1);
-	CHECK(fib4_lookup(dp.fib, IP(100, 0, 4, 1)) != 0);
+	CHECK_EQ(fib_lookup(&dp.fib, IP(100, 0, 3, 1)) == 0, 1);
+	CHECK(fib_lookup(&dp.fib, IP(100, 0, 4, 1)) != 0);
 
 	test_order(rib);
 	rib_free(rib);

@@ -13,6 +13,7 @@
 #include "datapath/csum.h"
 #include "datapath/icmp.h"
 #include "datapath/ip4.h"
+#include "tests/unit/fib_env.h"
 #include "tests/unit/port_fake.h"
 #include "lib/clock.h"
 
@@ -109,7 +110,7 @@ static void setup(void)
 	struct rib_path gw = {.gw = IP(10, 0, 2, 2), .port = -1, .weight = 1};
 	struct rib_path two[2] = {{IP(10, 0, 1, 3), -1, 1}, {IP(10, 0, 2, 2), -1, 1}};
 
-	dp_init(&dp, 256);
+	dp_init(&dp, test_fib_algo(), &(struct fib_params){.tbl8_groups = 256});
 	dp.nports = 2;
 	port_fake_init(&dp.ports[0], 0, "eth0", 1);
 	port_fake_init(&dp.ports[1], 1, "eth1", 1);
