@@ -11,6 +11,7 @@
 
 #include "daemon/fpm_table.h"
 #include "tests/unit/check.h"
+#include "tests/unit/fib_env.h"
 #include "tests/unit/fpm_build.h"
 
 #define IP(a, b, c, d) ((uint32_t)(a) << 24 | (b) << 16 | (c) << 8 | (d))
@@ -78,14 +79,14 @@ static void route6(struct fpm_buf *b, unsigned i)
 
 static bool forwarded(unsigned i)
 {
-	return fib4_lookup(dp.fib, IP(10, 100 + i / 256, i % 256, 1)) != 0;
+	return fib_lookup(&dp.fib, IP(10, 100 + i / 256, i % 256, 1)) != 0;
 }
 
 static void setup(void)
 {
 	struct rib_path on = {0, 0, 1};
 
-	CHECK_EQ(dp_init(&dp, 256), 0);
+	CHECK_EQ(dp_init(&dp, test_fib_algo(), &(struct fib_params){.tbl8_groups = 256}), 0);
 	dp.nports = 1;
 	dp.ports[0].ifindex = IFX(0);
 	rib = rib_new(&dp, seed, NULL);

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Static route changes at runtime (daemon/routes.c): all or nothing, and a
- * rollback that itself fails is reported, not hidden. The FIB here has two
+ * rollback that itself fails is reported, not hidden. The FIB here is DIR-24-8 with two
  * tbl8 groups, and a group freed by a delete is reusable only after a grace
- * period (fib4_reclaim), so one change can run out of groups both ways:
+ * period (fib_reclaim), so one change can run out of groups both ways:
  * 10.1.1.0/25 is replaced by 10.2.2.0/25, which cannot get a group, and
  * putting 10.1.1.0/25 back cannot get one either.
  */
@@ -48,7 +48,8 @@ int main(void)
 	struct routes_update_err e;
 	struct rib *rib;
 
-	CHECK_EQ(dp_init(&dp, 2), 0);
+	/* DIR-24-8 whatever CELLGATE_FIB_ALGORITHM says: the failures need its tbl8 groups. */
+	CHECK_EQ(dp_init(&dp, &fib_algo_dir24_8, &(struct fib_params){.tbl8_groups = 2}), 0);
 	dp.nports = 1;
 	dp.ports[0].ifindex = 11;
 	rib = rib_new(&dp, seed, NULL);
@@ -58,7 +59,7 @@ int main(void)
 	cur.nroutes = 1;
 	/* The port's own /32s take one group (10.0.1.x), 10.1.1.0/25 the other. */
 	CHECK_EQ(routes_apply_config(rib, &cur), 0);
-	CHECK(fib4_lookup(dp.fib, IP(10, 1, 1, 9)) != 0);
+	CHECK(fib_lookup(&dp.fib, IP(10, 1, 1, 9)) != 0);
 
 	/* A change that fails and is undone completely: an unreachable gateway. */
 	port_cfg(&ok);
@@ -70,7 +71,7 @@ int main(void)
 	CHECK_EQ(routes_static_update(rib, &cur, &ok, &e), -ENETUNREACH);
 	CHECK(!strcmp(e.failed, "10.9.0.0/16"));
 	CHECK_EQ(e.undo_err, 0);
-	CHECK(fib4_lookup(dp.fib, IP(10, 1, 1, 9)) != 0);
+	CHECK(fib_lookup(&dp.fib, IP(10, 1, 1, 9)) != 0);
 
 	/* No group for 10.2.2.0/25, none for 10.1.1.0/25 again: the undo fails, and says so. */
 	port_cfg(&next);
@@ -82,13 +83,13 @@ int main(void)
 	CHECK_EQ(e.undo_err, -ENOSPC);
 	CHECK(!strcmp(e.undo_failed, "10.1.1.0/25"));
 	CHECK_EQ(e.undo_failures, 1);
-	CHECK_EQ(fib4_lookup(dp.fib, IP(10, 1, 1, 9)), fib4_lookup(dp.fib, IP(10, 1, 0, 9)));
+	CHECK_EQ(fib_lookup(&dp.fib, IP(10, 1, 1, 9)), fib_lookup(&dp.fib, IP(10, 1, 0, 9)));
 
 	/* After the grace period the group is back, and the same change goes through. */
 	rib_reclaim(rib);
-	fib4_reclaim(dp.fib);
+	fib_reclaim(&dp.fib);
 	CHECK_EQ(routes_static_update(rib, &cur, &next, &e), 0);
-	CHECK(fib4_lookup(dp.fib, IP(10, 2, 2, 9)) != 0);
+	CHECK(fib_lookup(&dp.fib, IP(10, 2, 2, 9)) != 0);
 	rib_free(rib);
 	dp_fini(&dp);
 	return check_report("test_routes");

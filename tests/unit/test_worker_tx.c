@@ -15,6 +15,7 @@
 #include "datapath/ip4.h"
 #include "lib/clock.h"
 #include "tests/unit/check.h"
+#include "tests/unit/fib_env.h"
 #include "tests/unit/port_fake.h"
 
 #define IP(a, b, c, d) ((uint32_t)(a) << 24 | (b) << 16 | (c) << 8 | (d))
@@ -102,7 +103,7 @@ static void setup(void)
 	struct rib_path p0 = {.port = 0, .weight = 1}, p1 = {.port = 1, .weight = 1};
 	struct rib_path gw = {.gw = IP(10, 0, 2, 2), .port = -1, .weight = 1};
 
-	dp_init(&dp, 256);
+	dp_init(&dp, test_fib_algo(), &(struct fib_params){.tbl8_groups = 256});
 	dp.nports = 2;
 	port_fake_init(&dp.ports[0], 0, "eth0", 1);
 	port_fake_init(&dp.ports[1], 1, "eth1", 1);
