@@ -321,6 +321,6 @@ void fib4_lookup_bulk(const struct fib4 *fib, const uint32_t *addrs, uint32_t *v
 			v[i] = e;
 		}
 		for (unsigned k = 0; k < next; k++)
-			v[ext[k]] = __atomic_load_n(&tbl8[v[ext[k]]], __ATOMIC_RELAXED);
+			v[ext[k]] = __atomic_load_n(&tbl8[v[ext[k]]], __ATOMIC_ACQUIRE); /* see fib4_lookup */
 	}
 }

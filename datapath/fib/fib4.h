@@ -79,12 +79,15 @@ struct fib4_dir {
 static inline uint32_t fib4_lookup(const struct fib4 *fib, uint32_t addr)
 {
 	const struct fib4_dir *dir = (const struct fib4_dir *)fib;
-	/* Acquire pairs with the release that linked a filled tbl8 group. */
+	/* Acquire pairs with the release that linked a filled tbl8 group, and the
+	 * tbl8 load with the release that rewrote an entry in place: the caller reads
+	 * the next hop the value names, written before it (free on x86, needed on
+	 * ARM64). */
 	uint32_t e = __atomic_load_n(&dir->tbl24[addr >> 8], __ATOMIC_ACQUIRE);
 
 	if (__builtin_expect(e & FIB4_EXT, 0))
 		e = __atomic_load_n(&dir->tbl8[(size_t)(e & ~FIB4_EXT) << 8 | (addr & 0xff)],
-		                    __ATOMIC_RELAXED);
+		                    __ATOMIC_ACQUIRE);
 	return e;
 }
 

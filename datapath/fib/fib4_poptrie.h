@@ -130,8 +130,9 @@ static inline uint32_t fib4_poptrie_lookup_dir(const struct fib4_poptrie_dir *d,
 
 		if (!(n->vector & bit)) {
 			rank = (uint32_t)__builtin_popcountll(n->leafvec & ((bit << 1) - 1));
-			/* Relaxed: leaves of a node that keeps its shape are rewritten in place. */
-			return __atomic_load_n(&d->words[n->base0 + rank - 1], __ATOMIC_RELAXED);
+			/* Leaves of a node that keeps its shape are rewritten in place with a
+			 * release store; acquire, as the caller reads the next hop it names. */
+			return __atomic_load_n(&d->words[n->base0 + rank - 1], __ATOMIC_ACQUIRE);
 		}
 		rank = (uint32_t)__builtin_popcountll(n->vector & (bit - 1));
 		n = fib4_poptrie_node_at(d->words, n->base1 + FIB4_POPTRIE_NODE_WORDS * rank);

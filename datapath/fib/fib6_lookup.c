@@ -58,7 +58,7 @@ static inline ALWAYS_INLINE uint32_t lookup_one(const struct fib6 *fib, const ui
 			break;
 		}
 	}
-	return e ? e : __atomic_load_n(&fib->dflt, __ATOMIC_RELAXED);
+	return e ? e : __atomic_load_n(&fib->dflt, __ATOMIC_ACQUIRE);
 }
 
 /*
@@ -144,7 +144,7 @@ static inline ALWAYS_INLINE void lookup_bulk(const struct fib6 *fib, const uint8
                                              uint32_t *values, unsigned n)
 {
 	struct bulk b = {fib->nodes, fib->dir, fib->leaves,
-	                 addrs,      values,   __atomic_load_n(&fib->dflt, __ATOMIC_RELAXED),
+	                 addrs,      values,   __atomic_load_n(&fib->dflt, __ATOMIC_ACQUIRE),
 	                 0,          n};
 	struct lane lane[BULK_LANES];
 	unsigned busy = 0;
