@@ -379,10 +379,12 @@ static char *wrap(char *out, const struct rc_target *t, const struct lyd_node *s
 	return wrapped;
 }
 
-/* The route list itself (not one route): streamed, paged, filtered. */
-static bool route_list_get(struct restconf *rc, struct evhttp_request *req,
-                           const struct rc_target *t, const struct rc_get_params *p, bool xml,
-                           struct restconf_err *err)
+/*
+ * The route list itself (not one route): streamed, paged, filtered. True when
+ * the request is about it (err filled if it cannot be served as asked).
+ */
+static bool route_list_target(const struct rc_target *t, const struct rc_get_params *p,
+                              struct restconf_err *err)
 {
 	if (strcmp(t->xpath, ROUTE_PATH)) {
 		if (p->page.any)
@@ -398,52 +400,63 @@ static bool route_list_get(struct restconf *rc, struct evhttp_request *req,
 		           "fields is not supported on the route list");
 	else if (p->content == RC_CONTENT_CONFIG)
 		rc_err_set(err, 404, "invalid-value", t->xpath, "no such data");
-	else
-		rc_routes_get(rc, req, &p->page, p->depth, xml);
 	return true;
+}
+
+int rc_get_render(struct restconf *rc, const char *uri_path, const char *query, bool xml,
+                  struct rc_get_out *o, struct restconf_err *err)
+{
+	struct rc_target t;
+	struct lyd_node *tree = NULL, *sel = NULL;
+	int rv = -1;
+
+	memset(o, 0, sizeof(*o));
+	if (rc_get_params_parse(query, &o->p, err) || rc_target_parse(rc->ctx, uri_path, &t, err))
+		return -1;
+	if (route_list_target(&t, &o->p, err))
+		return err->status ? -1 : 1;
+	if (build_tree(rc, &t, &o->p, &tree, &o->placeholder, err))
+		return -1;
+	sel = select_nodes(tree, &t, &o->p, err);
+	if (!sel && t.xpath[0]) {
+		if (!err->status) /* a copy that failed */
+			rc_err_set(err, 500, "operation-failed", NULL, "out of memory");
+		goto done;
+	}
+	lyd_print_mem(&o->text, sel, xml ? LYD_XML : LYD_JSON,
+	              LYD_PRINT_WITHSIBLINGS | (o->placeholder ? LYD_PRINT_SHRINK : 0));
+	if (!(o->text = wrap(o->text, &t, sel, xml))) {
+		rc_err_set(err, 500, "operation-failed", NULL, "cannot print the data");
+		goto done;
+	}
+	o->level = route_level(t.xpath);
+	rv = 0;
+done:
+	lyd_free_all(sel);
+	lyd_free_all(tree);
+	return rv;
 }
 
 void rc_get(struct restconf *rc, struct evhttp_request *req, const char *uri_path,
             const char *query)
 {
 	struct restconf_err err = {0};
-	struct rc_target t;
-	struct rc_get_params p;
-	struct lyd_node *tree = NULL, *sel = NULL;
-	char *out = NULL;
-	bool xml = rc_reply_xml(req), placeholder;
-	int e;
+	struct rc_get_out o;
+	bool xml = rc_reply_xml(req);
+	int e = rc_get_render(rc, uri_path, query, xml, &o, &err);
 
-	if (rc_get_params_parse(query, &p, &err) || rc_target_parse(rc->ctx, uri_path, &t, &err))
-		goto fail;
-	if (route_list_get(rc, req, &t, &p, xml, &err)) {
-		if (err.status)
-			goto fail;
+	if (e == 1) {
+		rc_routes_get(rc, req, &o.p.page, o.p.depth, xml);
 		return;
 	}
-	if (build_tree(rc, &t, &p, &tree, &placeholder, &err))
-		goto fail;
-	sel = select_nodes(tree, &t, &p, &err);
-	if (!sel && t.xpath[0])
-		goto fail;
-	lyd_print_mem(&out, sel, xml ? LYD_XML : LYD_JSON,
-	              LYD_PRINT_WITHSIBLINGS | (placeholder ? LYD_PRINT_SHRINK : 0));
-	if (!(out = wrap(out, &t, sel, xml))) {
-		rc_err_set(&err, 500, "operation-failed", NULL, "cannot print the data");
-		goto fail;
+	if (e == 0) {
+		e = o.placeholder ? rc_stream_spliced(rc, req, o.text, o.level, o.p.depth, xml) : 1;
+		if (e < 0)
+			rc_err_set(&err, 500, "operation-failed", NULL, "out of memory");
+		else if (e > 0)
+			rc_reply(req, 200, xml ? RC_YANG_XML : RC_YANG_JSON, o.text, strlen(o.text));
 	}
-	e = placeholder ? rc_stream_spliced(rc, req, out, route_level(t.xpath), p.depth, xml) : 1;
-	if (e < 0) {
-		rc_err_set(&err, 500, "operation-failed", NULL, "out of memory");
-		goto fail;
-	}
-	if (e > 0)
-		rc_reply(req, 200, xml ? RC_YANG_XML : RC_YANG_JSON, out, strlen(out));
-	goto done;
-fail:
-	rc_reply_error(req, &err);
-done:
-	free(out);
-	lyd_free_all(sel);
-	lyd_free_all(tree);
+	if (err.status)
+		rc_reply_error(req, &err);
+	free(o.text);
 }

@@ -229,6 +229,22 @@ struct rc_get_params {
 };
 int rc_get_params_parse(const char *query, struct rc_get_params *p, struct restconf_err *err);
 
+/*
+ * get.c: the read path of a GET without a request (rc_get replies with it; the
+ * fuzzer calls it): query and URI path parsed, the tree built, selected,
+ * pruned and printed. 1: the target is the route list itself, to be streamed
+ * with o->p.page; 0: o->text (the caller frees it) is the reply, the route
+ * list to be spliced in at o->level when o->placeholder; -1: err filled.
+ */
+struct rc_get_out {
+	struct rc_get_params p;
+	char *text;
+	bool placeholder;
+	unsigned level;
+};
+int rc_get_render(struct restconf *rc, const char *uri_path, const char *query, bool xml,
+                  struct rc_get_out *o, struct restconf_err *err);
+
 /* The placeholder route a state tree gets where the route list will be streamed. */
 #define RC_ROUTE_PLACEHOLDER "255.255.255.255/32"
 

@@ -18,19 +18,29 @@ command -v "$CC" >/dev/null || { echo "fuzz: $CC not found (apt-get install clan
 # The datapath sources, all of them, as the daemon links them; the build
 # header configure would write, reduced to what they ask (ISA-L's CRC).
 BUILD_H="$OUT/cellgate-build.h"
-: >"$BUILD_H"
+echo "#define _GNU_SOURCE 1" >"$BUILD_H" # as configure's AC_USE_SYSTEM_EXTENSIONS: memmem
 ISAL_LIB=
+CRYPT_LIB=
+# auth.c checks passwords with crypt(3) when built for TLS listeners.
+if [ -e /usr/include/crypt.h ]; then
+	echo "#define HAVE_TLS 1" >>"$BUILD_H"
+	CRYPT_LIB=-lcrypt
+fi
 if [ -e /usr/include/isa-l/crc.h ]; then
-	echo "#define HAVE_ISAL 1" >"$BUILD_H"
+	echo "#define HAVE_ISAL 1" >>"$BUILD_H"
 	ISAL_LIB=-lisal
 fi
 FLAGS="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	-I$OUT -I$ROOT $(pkg-config --cflags liburcu-qsbr libmnl libyang libevent) \
 	-DSRC_DIR=\"$ROOT\" -DSRC_YANG_DIR=\"$ROOT/mgmt/yang\""
-DATAPATH=$(ls "$ROOT"/datapath/*.c "$ROOT"/datapath/fib/*.c "$ROOT"/datapath/atm/*.c "$ROOT"/lib/*.c)
+# The afxdp driver as a build without libxdp has it (port_afxdp_none.c): the
+# fuzzers feed the worker through a fake port, and need no XDP program.
+DATAPATH=$(ls "$ROOT"/datapath/*.c "$ROOT"/datapath/fib/*.c "$ROOT"/datapath/atm/*.c "$ROOT"/lib/*.c |
+	grep -v '/datapath/port_afxdp[a-z_]*\.c$')
+DATAPATH="$DATAPATH $ROOT/datapath/port_afxdp_none.c"
 # The startup-config parser and printer, as cellgated links them.
 CONFIG=$(ls "$ROOT"/config/*.c)
-LIBS="$(pkg-config --libs liburcu-qsbr libmnl libyang libevent) $ISAL_LIB -lpthread"
+LIBS="$(pkg-config --libs liburcu-qsbr libmnl libyang libevent) $ISAL_LIB $CRYPT_LIB -lpthread"
 
 declare -A SOURCES=(
 	[fuzz_cellpw]="$ROOT/tests/fuzz/fuzz_cellpw.c $ROOT/tests/unit/port_fake.c \
@@ -45,6 +55,10 @@ declare -A SOURCES=(
 		$ROOT/mgmt/restconf/path.c $ROOT/mgmt/restconf/error.c $ROOT/mgmt/restconf/persist.c \
 		$CONFIG $DATAPATH"
 	[fuzz_ip6]="$ROOT/tests/fuzz/fuzz_ip6.c $DATAPATH"
+	[fuzz_rc_read]="$ROOT/tests/fuzz/fuzz_rc_read.c $ROOT/mgmt/restconf/get.c \
+		$ROOT/mgmt/restconf/query.c $ROOT/mgmt/restconf/path.c $ROOT/mgmt/restconf/error.c \
+		$ROOT/mgmt/restconf/stream.c $ROOT/mgmt/restconf/head.c $ROOT/mgmt/restconf/auth.c \
+		$CONFIG $DATAPATH"
 )
 # Executions per target at SCALE 1: what CI runs (about 20 s each here).
 declare -A MIN_RUNS=(
@@ -55,6 +69,7 @@ declare -A MIN_RUNS=(
 	[fuzz_restconf]=20000
 	[fuzz_ip6]=10000
 	[fuzz_fib]=10000
+	[fuzz_rc_read]=20000
 )
 # Seeds kept elsewhere in the tree, copied into the run's corpus: every
 # startup file the unit tests and the examples hold, good and bad.
