@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Startup configuration: RFC 7951 JSON validated by libyang against
  * mgmt/yang/cellgate.yang, then copied into struct cfg. Everything the schema

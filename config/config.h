@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The daemon's configuration as plain data, produced from the RFC 7951 JSON
  * startup file after libyang has validated it against mgmt/yang/cellgate.yang.

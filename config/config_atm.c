@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The ATM part of the startup configuration: port kinds, the cellpw and
  * atmsock containers, subinterfaces and their PVCs, copied from the validated

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Private to config_atm.c and config_atm_check.c: checks that span ports, subinterfaces and PVCs.
  */
 #ifndef CELLGATE_CONFIG_ATM_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Checks on the ATM configuration that span list entries, which YANG's
  * 'unique' cannot express because the entries sit in different lists (ports

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The ATM members of a port entry, normalised like the rest of cfg_print:
  * every default explicit (the InATMARP setting as its effective value),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* /cellgate/routing/fpm: from the validated libyang tree, and back to RFC 7951 JSON. */
 #include <libyang/libyang.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The FPM server's configuration (/cellgate/routing/fpm in cellgate.yang):
  * where cellgated listens for zebra's dplane_fpm_nl, who may connect, how

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The management containers of the configuration: /cellgate/restconf (the
  * RESTCONF server, /metrics, cellgatectl). Kept out of config.c so the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * struct cfg back to RFC 7951 JSON, normalised: every default explicit,
  * ports in configuration order, routes by prefix. `cellgated -n` and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Shared by the files that make up the configuration loader and printer
  * (config.c, config_print.c, config_atm*.c); not for the rest of the daemon.

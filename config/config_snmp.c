@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * /cellgate/snmp: the AgentX subagent's settings (RFC 2741). The schema
  * gives the defaults and the socket's form; this file adds the one check

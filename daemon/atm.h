@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * ATM in the daemon: turns the configuration's ATM ports, subinterfaces and
  * PVCs into dataplane ports (cellpw below, atmsub above) and the VC table;

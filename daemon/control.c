@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The control loop. Timers: every 10 ms drain the workers' event rings (ARP
  * misses and ARP frames seen), every 100 ms run neighbour retries and aging,

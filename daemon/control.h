@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The control thread: one libevent loop that owns the configuration, the RIB,
  * neighbour resolution, signals and the stats dump.

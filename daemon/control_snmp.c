@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The SNMP subagent's view of the daemon (mgmt/snmp/snmp.h): ports and VCs
  * described once from the configuration and the open ports, and callbacks

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * FPM server: listener, session, stream framing and the settle timer (see
  * fpm.h). Decoding and the route state are fpm_nl.c and fpm_table.c.

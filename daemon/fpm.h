@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The FPM server: the TCP listener FRR's zebra (dplane_fpm_nl) connects to,
  * one session at a time (a second connection is refused while the first is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Next-hop objects of the current FPM session (zebra with `fpm
  * use-next-hop-groups`, the default): RTM_NEWNEXTHOP announces a gateway,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Decoding of FPM frames and of the rtnetlink messages inside them (see
  * fpm_nl.h). Attribute walks use libmnl's bounds checks (mnl_attr_ok), and

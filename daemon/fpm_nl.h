@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * FPM wire format as FRR's zebra (dplane_fpm_nl) sends it: a stream of frames,
  * each a 4-byte header (u8 version = 1, u8 type = 1 for netlink, u16 length

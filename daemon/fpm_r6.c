@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * IPv6 routes from zebra: kept as announced (prefix, type, next-hop object
  * or paths), with the session generation like IPv4 routes, for the IPv6

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The FPM table: routes zebra announced, by prefix, with the session that
  * last announced them, applied to the RIB as RIB_SRC_FRR (see fpm_table.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * What zebra told us over FPM, and the RIB kept in step with it.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Internals of the FPM table, shared by fpm_table.c (routes) and fpm_nh.c (next-hop objects). */
 #ifndef CELLGATE_FPM_TABLE_PRIV_H
 #define CELLGATE_FPM_TABLE_PRIV_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cellgated: parse the configuration, open the ports, program the FIB, start
  * the workers, run the control loop, and undo it all on SIGTERM.

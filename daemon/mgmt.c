@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The RESTCONF server's backend: the running configuration, the state
  * document, runtime changes (validated by the server, applied here) and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The daemon side of the management plane: what the RESTCONF server
  * (mgmt/restconf) may read and change, served from the control thread's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * IPv4 neighbour resolution (ARP, RFC 826) for next hops, run by the control
  * thread. Workers report misses and the ARP frames they see; this module sends

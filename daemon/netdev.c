@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Kernel netdev helpers (control thread only). One short-lived rtnetlink
  * socket per request: these run at startup and on configuration changes, and

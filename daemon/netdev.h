@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Kernel netdev helpers for the control thread: what the daemon asks the
  * kernel about its ports and sets on them (rtnetlink through libmnl, ethtool

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * A hash table with open addressing and linear probing, for fixed-size
  * entries that start with a nonzero uint64_t key (0 marks an empty slot).

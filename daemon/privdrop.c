@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 #include <cap-ng.h>
 #include <errno.h>
 #include <pwd.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Least privilege: once rings, sockets and TUNs are open, cellgated started
  * as root with -u USER becomes USER, keeping only CAP_NET_ADMIN (addresses,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The routing information base: every route from every source, the choice of
  * the best one per prefix, and the programming of that choice into the FIB

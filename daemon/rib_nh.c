@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Next-hop and next-hop-group allocation for the RIB: deduplicated by content,
  * reference counted, and freed ids held back until an RCU grace period has

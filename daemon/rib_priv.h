@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 #ifndef CELLGATE_RIB_PRIV_H
 #define CELLGATE_RIB_PRIV_H
 

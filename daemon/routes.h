@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Routes the configuration implies (addresses, connected subnets, static routes) into the RIB. */
 #ifndef CELLGATE_ROUTES_H
 #define CELLGATE_ROUTES_H

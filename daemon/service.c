@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 #include "cellgate-build.h"
 
 #include <stdbool.h>

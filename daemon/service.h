@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Talking to the service manager (systemd, sd_notify(3)): READY=1 once ports
  * and listeners are up, STATUS= lines, and watchdog pings from the control

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 #include "daemon/stats_fields.h"
 
 #define F(type, name, member)                                                                      \

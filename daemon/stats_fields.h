@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Names of the datapath counters, one table per counter struct, shared by
  * every reader of a stats snapshot: the SIGUSR1 dump (stats_json.c), the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The stats snapshot every reader takes (the JSON dump here, SNMP), and the
  * dump (RUNDIR/stats.json, SIGUSR1): one JSON document built from it.

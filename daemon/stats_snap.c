@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The one stats snapshot every reader uses (the SIGUSR1 dump, RESTCONF,
  * /metrics, SNMP): the datapath's counters from dp_stats_take(), the kernel

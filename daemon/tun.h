@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * TUN netdevs for ATM ports and subinterfaces: the kernel (and FRR, snmpd's
  * IF-MIB) see each as an interface with an ifindex and addresses; the daemon

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* ARP for IPv4 over Ethernet (RFC 826): parsing what workers see, building requests. */
 #ifndef CELLGATE_ARP_H
 #define CELLGATE_ARP_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Internet checksum helpers (RFC 1071) and incremental update (RFC 1624). */
 #ifndef CELLGATE_CSUM_H
 #define CELLGATE_CSUM_H

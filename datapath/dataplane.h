@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The state workers share and read: ports, the FIB and the next-hop tables.
  * The control thread builds it, starts the workers, and from then on changes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Single-producer single-consumer ring carrying events from one worker to the
  * control thread (ARP misses, ARP frames seen). Fixed size, no allocation; a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 #include "datapath/ip4.h"
 #include "datapath/csum.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* IPv4 header checks and rewrites for forwarding (RFC 791, RFC 1812). Pure functions. */
 #ifndef CELLGATE_IP4_H
 #define CELLGATE_IP4_H

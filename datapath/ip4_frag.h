@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * IPv4 fragmentation (RFC 791 section 3.2, RFC 1812 section 4.2.2.7): split a
  * datagram without DF into fragments that fit the egress MTU. Pure functions

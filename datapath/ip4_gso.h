@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Software segmentation of GSO super-packets (TCP over IPv4, and UDP with
  * UDP_SEGMENT) for egress ports that cannot take them whole: an ATM

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Next hops and next-hop groups, as the workers read them. The control thread
  * owns allocation (daemon/rib.c); workers only index these arrays with the id

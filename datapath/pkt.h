@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Packet and burst descriptors shared by port drivers and the worker loop. */
 #ifndef CELLGATE_PKT_H
 #define CELLGATE_PKT_H

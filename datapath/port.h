@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The port driver seam. A port is one kernel netdev the daemon forwards on; a
  * port queue is the part of it one worker owns alone (its own RX socket/ring

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The "afpacket" port driver: Ethernet NICs through AF_PACKET rings.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Private to the afpacket driver: ring geometry and the per-queue state shared by its setup and I/O
  * halves. */
 #ifndef CELLGATE_PORT_AFPACKET_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The afpacket driver's hot path: reading RX frames, filling TX slots, kicking the kernel. */
 #include "datapath/port_afpacket.h"
 #include "datapath/stats.h"

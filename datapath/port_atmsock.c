@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The atmsock driver's setup half: opening and closing the PF_ATMPVC sockets
  * (at queue_open and for runtime PVC changes), the messages that say why that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The "atmsock" port driver: ATM adapters driven by the Linux ATM stack.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The atmsock driver's hot path: whole AAL5 SDUs in and out of PF_ATMPVC
  * sockets. RX: one epoll_wait per burst finds the VCs with data, recvmmsg

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Private to the atmsock driver: the queue state shared by its halves.
  * Includers define _GNU_SOURCE first (struct mmsghdr).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The "atmsub" port: an ATM subinterface (point-to-point or multipoint) as
  * the forwarding path sees it, on either ATM driver (cellpw, atmsock: both

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The "cellpw" port driver, setup half: open the AF_PACKET queue on the
  * carrier netdev, allocate the per-VC reassembly and shaping buffers, build

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The "cellpw" ATM port: ATM cells carried over an Ethernet carrier as an
  * RFC 4717 N-to-one cell-mode pseudowire (MPLS, 52-byte cells), and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cellpw receive: carrier frames -> cells (RFC 4717 N:1 cell mode) -> AAL5
  * reassembly per VC (I.363.5) -> RFC 2684 decapsulation -> IPv4/IPv6 frames

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cellpw transmit: SDUs -> AAL5 CPCS-PDUs cut into cells (I.363.5) -> per-VC
  * shaping at PCR where configured -> cells packed into carrier frames of up to

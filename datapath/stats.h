@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Datapath counters. Each worker owns one `worker_counters`, so counting is a
  * plain add on a cache line no other thread writes; readers (the control

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The datapath worker: a poll loop over the RX queues it owns. Per burst:
  * classify and validate, one bulk FIB lookup, forward, one TX flush per

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Per-packet forwarding decision and output batching, after the FIB lookup:
  * next-hop selection (ECMP), TTL and MTU checks, ARP state, MAC rewrite, and

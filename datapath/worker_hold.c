@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Packets waiting for ARP. A miss copies the frame into a bounded per-worker
  * hold queue and asks the control thread to resolve the neighbour; every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* A worker's private state: only its own thread touches it. */
 #ifndef CELLGATE_WORKER_PRIV_H
 #define CELLGATE_WORKER_PRIV_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Logging in the style of OpenBSD's log.h. To stderr in the foreground, to
  * syslog when daemonised. On stderr under systemd (JOURNAL_STREAM names

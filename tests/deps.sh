@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Install the Debian 12 packages cellgate needs to build, test, demo and
 # benchmark.  Shared by .ci/run and tests/lab/demo.sh.  Needs root.
 # The ATM VM lab (tests/vm/) also needs Debian's 6.1 kernel image and

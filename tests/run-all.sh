@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Build cellgate twice (optimised, and ASan+UBSan) and run every test against
 # each build: C unit tests (make check), the namespace lab (pytest, as root),
 # the ATM VM lab (tests/vm, normal build only), yanglint on the YANG module,

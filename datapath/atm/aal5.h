@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * AAL5 common part convergence sublayer (ITU-T I.363.5 §9 format, §10 procedures):
  * segmentation of a CPCS-SDU into cells and per-VC reassembly. No allocation: the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The CRC-32 of the AAL5 CPCS-PDU trailer (I.363.5 §9.2, CPCS-PDU coding): generator
  * 0x04C11DB7 processed most significant bit first, register preset to all ones,

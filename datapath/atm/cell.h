@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * ATM cell header at the UNI (ITU-T I.361 §2.2): GFC(4) VPI(8) VCI(16) PTI(3) CLP(1),
  * then the HEC octet (I.432.1 §4.3). Cell pseudowires carry the header without the HEC

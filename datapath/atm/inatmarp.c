@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 #include "datapath/atm/inatmarp.h"
 
 #include "lib/wire.h"

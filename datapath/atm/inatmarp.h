@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Inverse ATMARP on PVCs (RFC 2225 §8.2, with RFC 2390's InARP): the ATMARP packet
  * of RFC 2225 §8.7 carrying only IPv4 addresses -- on a PVC the VC itself is the

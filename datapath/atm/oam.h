@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * F5 (VC level) OAM cells, ITU-T I.610: the CRC-10 that closes every OAM cell
  * (§10.1), the loopback cell (§10.2.4) and the header of F5 flows (§3.2.2).

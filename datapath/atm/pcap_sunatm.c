@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* pcap files with LINKTYPE_SUNATM records; the format is described in pcap_sunatm.h. */
 #include <errno.h>
 #include <string.h>

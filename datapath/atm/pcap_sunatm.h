@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Capture files of AAL5 SDUs: classic pcap with link type LINKTYPE_SUNATM
  * (123), which tcpdump and Wireshark read. Each record is a 4-byte

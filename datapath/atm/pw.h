@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * ATM cells over an MPLS pseudowire on Ethernet, N-to-one cell mode (RFC 4717 §5.1):
  * Ethernet (EtherType 0x8847) | one MPLS label stack entry (RFC 3032 §2.1) | optional

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 #include "datapath/atm/rfc2684.h"
 
 #include <string.h>

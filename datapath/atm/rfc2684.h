@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Multiprotocol encapsulation over AAL5 (RFC 2684): LLC/SNAP routed PDUs (§5.1, the
  * default per §4) and VC multiplexing (§6.1), for IPv4, IPv6 and (In)ATMARP; and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 #include "datapath/atm/shaper.h"
 
 void atm_shaper_init(struct atm_shaper *s, uint32_t pcr_cells_per_s, uint32_t burst_cells)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Per-VC cell shaper: a token bucket equivalent to the Generic Cell Rate Algorithm
  * (ATM Forum TM 4.1 §4.5, ITU-T I.371 §4.4.3) GCRA(T = 1/PCR, tau = (burst - 1) * T):

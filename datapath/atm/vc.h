@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * ATM virtual channels as the datapath sees them: one table for the whole
  * dataplane, indexed by a small VC number that also travels inside the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * IPv4 FIB, DIR-24-8 (Gupta, Lin, McKeown, "Routing lookups in hardware at
  * memory access speeds", INFOCOM 1998): a lookup is one load from tbl24, plus

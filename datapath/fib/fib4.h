@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * IPv4 longest-prefix-match FIB, DIR-24-8 class: one 2^24-entry table indexed
  * by the top 24 bits, plus 256-entry tbl8 groups for prefixes longer than /24.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Control-side index of the installed IPv4 prefixes: one open-addressing
  * hash (linear probing) per prefix length. The DIR-24-8 tables only hold the

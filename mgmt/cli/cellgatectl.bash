@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # bash completion for cellgatectl(8). Port and subinterface names come from
 # the running daemon (cellgatectl show interfaces), so they are always current.
 

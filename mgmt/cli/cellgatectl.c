@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cellgatectl: show and change a running cellgated through its RESTCONF
  * API (the UNIX socket, default /run/cellgate/restconf.sock). Exit status:

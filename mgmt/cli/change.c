@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Commands that change things: routes, VCs, counters, and the OAM ping. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cellgatectl: the operator's CLI, a RESTCONF client over cellgated's UNIX
  * socket. It links libyang (to read replies against cellgate.yang) and no

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Talking to the API: requests, RFC 8040 error documents, reading replies. */
 #include <ctype.h>
 #include <stdio.h>

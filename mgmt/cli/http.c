@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The client side of HTTP/1.1 (RFC 9112) as much as cellgatectl needs:
  * one request per connection, a reply framed by Content-Length, chunked

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* A minimal HTTP/1.1 client over a UNIX stream socket, for RESTCONF. */
 #ifndef CELLGATECTL_HTTP_H
 #define CELLGATECTL_HTTP_H

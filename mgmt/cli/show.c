@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * show commands: tables an operator reads at a glance, in the order the
  * daemon lists things (ports in configuration order, VCs by port and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Writes to /restconf/data (RFC 8040 sections 4.4 to 4.7), in three steps,
  * any of which can refuse the change with nothing altered:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * RFC 8040 section 7.1 error documents, and turning libyang's errors into
  * them. The error-path is an RFC 7951 section 6.11 instance-identifier, the

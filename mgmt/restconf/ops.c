@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Operations (RFC 8040 section 3.6): POST /restconf/operations/MODULE:NAME
  * with an optional {"MODULE:input": {...}} body. The input is parsed and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * RFC 8040 section 3.5.3 resource identifiers to libyang paths and back:
  *   /cellgate:cellgate/routing/static-route=10.0.0.0%2F24

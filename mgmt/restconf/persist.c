@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Atomic replacement of the startup file: the new content goes to a
  * temporary file in the same directory, is fsync'd, renamed over the old

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Shared by the files of the RESTCONF server; not for the daemon. */
 #ifndef CELLGATE_RC_PRIV_H
 #define CELLGATE_RC_PRIV_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * RESTCONF (RFC 8040) server of cellgated over libevent's evhttp, with
  * libyang parsing and validating every body against cellgate.yang. It also

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The HTTP side: the UNIX socket listener, request limits, and routing of
  * each request by path and method to the data, operations and metrics

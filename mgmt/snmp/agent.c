@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The AgentX subagent (RFC 2741) on net-snmp, inside the control thread's
  * libevent loop: after every callback, snmp_select_info2() says which

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Built without net-snmp: the subagent cannot run, and says so (see configure --with-snmp). */
 #include <errno.h>
 

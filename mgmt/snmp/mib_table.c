@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The GET/GETNEXT walk over a mib_table (RFC 3416 section 4.2.1, 4.2.2). */
 #include "mgmt/snmp/mib_table.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * A read-only MIB table as the SNMP agent serves it: conceptual rows in
  * ascending index order, readable columns in ascending order, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The SNMP AgentX subagent (RFC 2741) as the daemon sees it: start it in
  * the control thread's libevent loop, tell it about VC state changes, stop

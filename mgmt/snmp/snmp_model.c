@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The model behind the SNMP tables: rows in index order, one snapshot per request. */
 #include <stdlib.h>
 #include <string.h>

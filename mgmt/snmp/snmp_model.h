@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * What the SNMP tables show, and where it comes from. The daemon describes
  * its ports and VCs once (they change only with a restart) and gives

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The standard ATM tables, all indexed {ifIndex, VPI, VCI} with the ifIndex
  * of the ATM port's netdev:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * CELLGATE-MIB (mibs/CELLGATE-MIB.txt): what the standard MIBs lack. The
  * column numbers and descriptors here must match the MIB text;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The benchmarks' test traffic: a minimum-size (60-byte) Ethernet frame
  * carrying a UDP datagram from 10.0.1.2 to `dst`, headers complete, the

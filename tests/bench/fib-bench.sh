@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # IPv4 FIB benchmark, DIR-24-8 and Poptrie side by side in one run, on a
 # real-shaped table: the IPv4 networks of the libloc database (Debian
 # package libloc-database, ~1.07M prefixes) with their origin AS.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # FPM ingest benchmark: how fast cellgated takes a zebra-sized FIB over FPM,
 # and what it costs in memory.  Not part of the pass/fail suite.  Needs root.
 #

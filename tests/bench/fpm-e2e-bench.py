@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-2-Clause
 """End-to-end FIB convergence through FRR: a BGP feed of N routes from a
 standalone bgpd in h2 (AS 65001, -Z) to FRR in the router namespace (bgpd
 AS 65000 + zebra -M dplane_fpm_nl), where zebra installs each route twice:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * FPM ingest benchmark: plays zebra to a running cellgated. Builds an FPM
  * stream of real-shaped IPv4 routes (one prefix per line, as fib-bench.sh

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # End-to-end 64-byte IPv4 forwarding benchmark, h1 -> r -> h2 over veths:
 # cellgated on each driver asked for, and the Linux kernel forwarding the
 # same traffic in the same namespace, in one run.  Not part of the pass/fail

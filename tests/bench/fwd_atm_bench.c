@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Forwarding cost of the worker towards ATM, next to Ethernet, in one run:
  * 64-byte IPv4 frames replayed from memory into a fake Ethernet port, routed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Forwarding cost of the worker itself, without rings or the kernel: 64-byte
  * IPv4 frames replayed from memory through the real worker code (checks, FIB

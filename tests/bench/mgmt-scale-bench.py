@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-2-Clause
 """Management at full-table scale: how cellgated's RESTCONF, /metrics and
 writes behave with the libloc table (~1.07 M IPv4 routes) fed over FPM,
 and what the control loop and the memory do meanwhile.  Not part of the

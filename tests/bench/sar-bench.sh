@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # AAL5 SAR and CRC-32 throughput on one core (tests/bench/sar_bench.c).
 #   tests/bench/sar-bench.sh [CPU]      (SAR_BENCH=path/to/sar_bench to override)
 # Targets: CRC-32 >= 10 GB/s/core, SAR >= 10 Gbit/s/core at 1500-byte SDUs.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * AAL5 SAR and CRC-32 throughput on one core (sar-bench.sh runs it pinned).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The check every fuzz target makes after an input: each packet received on
  * any port was forwarded, left to the kernel, dropped under one reason, or

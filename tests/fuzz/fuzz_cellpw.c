@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * libFuzzer target: arbitrary input through the ATM receive path and on
  * through the real worker. One Ethernet port (eth0), one cellpw ATM port

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * libFuzzer target: arbitrary bytes as a startup file, through the
  * configuration parser against mgmt/yang/cellgate.yang, as `cellgated -c`,

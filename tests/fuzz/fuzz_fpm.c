@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * libFuzzer target: an arbitrary byte stream as the FPM session's TCP stream,
  * cut into frames and decoded exactly as the server does (fpm_frame_check,

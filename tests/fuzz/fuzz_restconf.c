@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * libFuzzer target: the RESTCONF server's write path on untrusted input,
  * short of the daemon: the request's URI path (rc_edit_target: RFC 8040

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * libFuzzer target: arbitrary frames through the real worker on in-memory
  * ports. The input is a sequence of records [len_hi len_lo flags (offload)

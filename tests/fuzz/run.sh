@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # Build the libFuzzer targets with clang (ASan + UBSan + libFuzzer) and run
 # each for a number of executions (not seconds, so a slow machine tests as
 # much as a fast one): MIN_RUNS below times SCALE. A target that crashes,

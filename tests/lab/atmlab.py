@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """The ATM segment of the lab: a second cellgated (a1, a remote ATM router)
 reached from the router r over an RFC 4717 cell pseudowire on a veth, with a
 host h4 behind it.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """pytest fixtures for the cellgate lab: a namespace topology and cellgated.
 
 Each test module gets its own topology and daemon (module scope), torn down

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # cellgate quick-start demo (Debian 12, as root, from the repo root):
 #
 #   sudo tests/lab/demo.sh

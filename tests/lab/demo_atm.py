@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """The ATM half of the quick-start demo (run by tests/lab/demo.sh).
 
     h1 --eth-- [ r: cellgated ] ==cell pseudowire (RFC 4717)== [ a1: cellgated ] --eth-- h4

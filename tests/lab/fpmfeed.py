@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """A minimal FPM client (what zebra's dplane_fpm_nl sends), for tests that
 play zebra or something pretending to be it: FPM frames (RFC-less: version
 1, type 1 = netlink, 16-bit length including the 4-byte header, big-endian)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """FRR for the lab: Debian's zebra (with dplane_fpm_nl) and staticd in a
 namespace, without systemd, and vtysh to configure them.
 

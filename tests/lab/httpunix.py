@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """HTTP over cellgated's RESTCONF UNIX socket for the scale benchmark and
 the scale lab test: one request per call, timed, the body streamed through
 a callback (chunked or not) so a reply of hundreds of megabytes is never

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """Lab topology helpers for cellgate: network namespaces, veths, the daemon.
 
     h1 (10.0.1.2) --- r-h1 [ r: cellgated ] r-h2 --- h2 (10.0.2.2, lo 10.20.0.1, 10.99.0.1)

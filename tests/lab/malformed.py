@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-2-Clause
 """Send malformed IPv4 frames at a router port (run inside the sender's netns).
 
     malformed.py --iface h1-r --dmac ROUTER_MAC --src 10.0.1.2 --dst 10.0.2.2 \

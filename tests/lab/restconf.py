@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """A small RESTCONF client for the lab: curl over the daemon's UNIX socket
 (the way an operator would), and a Prometheus text-format parser."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """cellgated on driver afxdp (and auto) as the kernel sees it: h1 - r - h2 (+ h3).
 
 What a reader learns here: on afxdp the XDP program on the router's veths

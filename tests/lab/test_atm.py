@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """Ethernet <-> ATM routing through cell pseudowires (atmlab.py topology).
 
 Two cellgated: r (Ethernet hosts h1, h2 and an ATM port) and a1 (a remote

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """Timing of the ATM path (issue 13), two cellgated over a cell pseudowire
 (atmlab.py): a CBR VC delivers its peak cell rate while nothing is received
 (the worker sleeps towards the shaper's next token, not a fixed poll), a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """TCP across ATM from hosts that use TSO/GSO (containers, VMs on veth do).
 
 The hosts hand the router 64 KiB super-packets; an ATM subinterface cannot

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """cellgatectl: golden output of every show command against canned RESTCONF
 replies (a fake server on a UNIX socket, cli/fixture.json), then the real
 thing against a running cellgated: route add/del, clear counters, errors.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """cellgated -n: check a configuration, print it normalised, exit 0/1.
 
 Needs no namespaces: check mode must not touch any netdev.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """Edge cases of the datapath, each against a daemon with its own config.
 
 The topology of this module has r-h2 at MTU 1280 (h2's side stays at 1500),

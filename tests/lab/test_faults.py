@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """Faults a running router must survive (issue "run it like a service", 7):
 
   overload     trafgen from h1 unpaced, on the worker's own CPU, offers far

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """End-to-end IPv4 forwarding through cellgated: h1 - r - h2 (+ h3).
 
 What a reader learns here: the router answers for itself through the kernel

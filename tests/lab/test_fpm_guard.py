@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """Who may program cellgated's FIB over FPM, without FRR: a process playing
 zebra (fpmfeed.py) connects from h1 or from the router's own namespace.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """FRR programs cellgated: Debian's zebra (FRR 8.4, -M dplane_fpm_nl) and
 staticd run in the router namespace, and routes typed in vtysh reach
 cellgated's FIB over FPM.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """Latency and idle cost of the Ethernet path (issue 13): a lone packet is
 forwarded within microseconds, not held for a ring timer or a poll timeout,
 and a worker with nothing to do leaves its CPU alone.

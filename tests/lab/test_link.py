@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """A port's link going down and up: forwarding stops and resumes by itself,
 and the idle worker does not spin on the socket error a downed port leaves."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """ARP neighbour resolution in cellgated, watched from both sides.
 
 Each test starts its own daemon (fresh neighbour table) with the timers it

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """Hosts with TSO/GSO and TX checksum offload left on (veth defaults).
 
 What a reader learns here: a host's TCP stack hands its veth super-packets of

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """SIGHUP reloads the startup file through the same validate -> apply path as
 a RESTCONF write: a new static route takes effect at once; an invalid file,
 or a change that needs a restart, leaves the running state as it was and the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """RESTCONF (RFC 8040) and /metrics against a running cellgated, with curl
 over its UNIX socket: GET of config and state, every write method, every
 kind of bad request, concurrent writers, and Prometheus numbers that agree

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """RESTCONF and /metrics on the ATM lab (atmlab.py: r and a1 joined by a
 cell pseudowire): per-VC state and counters agree with the stats dump, the
 vc-ping operation reports OAM loopback round trips, VC metrics match."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """What reaching a RESTCONF TCP listener costs before authenticating.
 
 One daemon with a plain-HTTP listener on 127.0.0.1:8080 and one user whose

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """Changes accepted over RESTCONF are in the startup file the moment the
 reply is sent: they survive kill -9, and a rejected change never gets
 there. The restarted daemon also replaces the socket the killed one left."""

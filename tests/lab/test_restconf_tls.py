@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """RESTCONF over TCP: HTTPS (OpenSSL) with HTTP Basic against a crypt(3)
 hash or a client certificate, plain HTTP only on loopback, and never a TCP
 listener unless configured."""

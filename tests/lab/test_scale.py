@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """Management at scale: 200,000 routes over FPM (tests/bench/fpm_bench, a
 zebra-like stream), with snmpd and a stand-in for systemd's watchdog.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """Running cellgated as a service: the systemd unit verifies, sd_notify
 READY/STATUS/WATCHDOG reach the service manager (a stand-in socket here: no
 systemd as PID 1), -u USER drops to that user with only CAP_NET_ADMIN and

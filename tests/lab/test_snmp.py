@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """SNMP: cellgated's AgentX subagent under a real snmpd (atmlab.py topology).
 
 snmpd (master agentx) and snmptrapd run in the router's namespace with

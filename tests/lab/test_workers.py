@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """Two datapath workers: RX spread over both by PACKET_FANOUT, each with its
 own TX rings, counters summed on read, and the accounting rule still exact."""
 

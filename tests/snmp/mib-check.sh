@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # CELLGATE-MIB through two MIB compilers:
 #  - smilint -l 6 (libsmi) must report nothing at error severity (0-3) nor
 #    any warning (4-5) that the MIB's header does not explain; today there

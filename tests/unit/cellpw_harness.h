@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The arrangement test_cellpw drives, with no kernel netdev: a dataplane with
  * one cellpw ATM port (id 0) over an in-memory carrier (port_fake), three ATM

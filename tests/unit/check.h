@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* A minimal test harness: CHECK prints the failing expression and counts it. */
 #ifndef CELLGATE_TEST_CHECK_H
 #define CELLGATE_TEST_CHECK_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Building FPM frames the way zebra's dplane_fpm_nl does, for the unit
  * tests, the fuzz seeds and the ingest benchmark: a growing buffer of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * A port driver that lives in memory, for unit tests and benchmarks of the
  * worker: RX hands out frames queued by the test (or, in replay mode, the same

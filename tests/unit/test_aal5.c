@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * AAL5 SAR (I.363.5): segmentation against the one-cell vectors of notes/atm.md, round
  * trips at every small size and the sizes routers use, with and without an RFC 2684

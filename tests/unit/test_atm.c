@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * ATM cell layer and helpers: the UNI header word and its HEC (I.361, I.432.1), the
  * AAL5 CRC-32 in both implementations against the vectors of notes/atm.md and a

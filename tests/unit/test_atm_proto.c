@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The ATM control and transport formats: F5 OAM loopback cells and their CRC-10
  * (I.610), InATMARP packets (RFC 2225 §8.7), cell pseudowire frames (RFC 4717 §5.1)

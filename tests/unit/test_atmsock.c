@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The atmsock port driver without an ATM adapter: the PVC address and QoS it
  * asks the kernel for, the port-owned PVC table, the messages it logs, and,

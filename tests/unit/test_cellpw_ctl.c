@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The per-VC control work of the cellpw port (cellpw_harness.h arrangement):
  * OAM F5 loopback answered and originated with the VC's operational state,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Golden tests for the startup-config loader, in the manner of OpenBSD's
  * regress/usr.sbin/bgpd/config: every tests/unit/config/good-X.json must load

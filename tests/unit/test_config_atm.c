@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The values behind tests/unit/config/good-atm.{json,ok}: what the datapath
  * will read from struct cfg for ATM ports, subinterfaces and PVCs (defaults,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * FIB4 unit test: the DIR-24-8 table against a naive longest-match reference
  * (a flat list scanned in full), plus the edges a router hits in practice:

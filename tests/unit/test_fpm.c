@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * FPM decoding and the FPM table, on frames built as zebra's dplane_fpm_nl
  * builds them. What a reader learns here: the framing, how each route and

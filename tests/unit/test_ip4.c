@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * IPv4 header checks, TTL rewrite, ICMP error construction and ARP frames:
  * the pure functions the worker is built from.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * datapath/log.c: the sd-daemon(3) priority prefixes on stderr when stderr
  * is the journal stream JOURNAL_STREAM names (and only then), and the rate

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The LINKTYPE_SUNATM capture writer: the bytes it writes, its errors, and
  * (when tshark is installed) that Wireshark decodes the file back to the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The RESTCONF pieces that read untrusted text as pure functions: RFC 8040
  * 3.5.3 URIs to libyang paths (keys, percent-encoding, quoting, bad input)

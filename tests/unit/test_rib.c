@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The RIB: source preference, gateway resolution, ECMP groups, reference counts, reclaim. */
 #include <errno.h>
 #include <string.h>

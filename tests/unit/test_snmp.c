@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The SNMP tables without net-snmp: the GETNEXT walk against a naive
  * reference, the values the ATM-MIB (RFC 2515), ATM2-MIB (RFC 3606) and

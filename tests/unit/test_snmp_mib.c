@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * mibs/CELLGATE-MIB.txt against the agent's C tables (mgmt/snmp): every
  * table and scalar group at the OID the agent serves, every column's number

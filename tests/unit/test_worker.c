@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The worker end to end on in-memory ports: every verdict of the forwarding
  * path (forward, ICMP errors, drops by reason, ARP hold and resolution, ECMP,
