@@ -12,18 +12,19 @@
 #include <string.h>
 
 #include "daemon/fpm_priv.h"
+#include "lib/addr.h"
 
 void fpm_addr_str(const struct sockaddr_storage *ss, char *buf, size_t sz)
 {
-	char a[INET6_ADDRSTRLEN] = "?";
+	char a[INET6_ADDRSTRLEN];
 
 	if (ss->ss_family == AF_INET) {
 		const struct sockaddr_in *s4 = (const struct sockaddr_in *)ss;
-		inet_ntop(AF_INET, &s4->sin_addr, a, sizeof(a));
+		inet_str(AF_INET, &s4->sin_addr, a, sizeof(a));
 		snprintf(buf, sz, "%s:%u", a, ntohs(s4->sin_port));
 	} else {
 		const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)ss;
-		inet_ntop(AF_INET6, &s6->sin6_addr, a, sizeof(a));
+		inet_str(AF_INET6, &s6->sin6_addr, a, sizeof(a));
 		snprintf(buf, sz, "[%s]:%u", a, ntohs(s6->sin6_port));
 	}
 }

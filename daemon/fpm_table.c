@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 #include <time.h>
 
+#include "lib/addr.h"
 #include "lib/clock.h"
 #include "lib/log.h"
 #include "daemon/fpm_table_priv.h"
@@ -101,9 +102,9 @@ void fpm_log_limited(struct fpm_table *t, const char *fmt, ...)
 
 static const char *route_str(uint8_t family, const uint8_t *dst, uint8_t len, char *buf, size_t sz)
 {
-	char a[INET6_ADDRSTRLEN] = "?";
+	char a[INET6_ADDRSTRLEN];
 
-	inet_ntop(family, dst, a, sizeof(a));
+	inet_str(family, dst, a, sizeof(a));
 	snprintf(buf, sz, "%s/%u", a, len);
 	return buf;
 }
