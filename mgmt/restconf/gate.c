@@ -62,7 +62,10 @@ struct rc_gate_conn {
 	struct evbuffer *held, *tmp; /* bytes not given to evhttp yet; scratch */
 	struct evbuffer_cb_entry *cbe;
 	struct event *timer;
-	bool tls, busy, head_started, admitted;
+	bool tls, busy, head_started;
+	bool admitted; /* counts against max-connections (decided at accept, in accept order) */
+	bool over_cap; /* refused at accept: closed on the first turn of the loop */
+	bool peer_known;
 	uint64_t released_ms; /* when evhttp let go, 0 while it has it */
 	enum gate_state state;
 	uint64_t body_left;
@@ -268,14 +271,13 @@ static bool gate_admit(struct rc_gate_conn *g)
 	socklen_t sl = sizeof(g->peer);
 	evutil_socket_t fd;
 
-	if (g->admitted)
+	if (g->peer_known)
 		return g->state != G_DISCARD;
 	fd = bufferevent_getfd(g->bev);
 	if (fd >= 0)
 		getpeername(fd, (struct sockaddr *)&g->peer, &sl);
-	bool full = g->l->tcp && live_conns(g->l) >= rc->max_conns;
-	g->admitted = true;
-	if (full) {
+	g->peer_known = true;
+	if (g->over_cap) {
 		rc->gate.refused_conns++;
 		rc_log_refusal(rc, "connection refused: max-connections reached");
 		conn_close_now(g);
@@ -289,7 +291,7 @@ static void gate_timer(evutil_socket_t fd, short what, void *arg)
 {
 	struct rc_gate_conn *g = arg;
 
-	if (!g->admitted) {
+	if (!g->peer_known) {
 		gate_admit(g);
 		return;
 	}
@@ -385,6 +387,13 @@ struct bufferevent *rc_gate_bev(struct event_base *base, void *arg)
 		return NULL;
 	}
 	bufferevent_incref(g->bev);
+	/*
+	 * The cap is decided here, in accept order, before this one is linked: a
+	 * burst accepted in one go is admitted first come first served (the
+	 * timers that look at the sockets next fire in no set order).
+	 */
+	g->over_cap = l->tcp && live_conns(l) >= l->rc->max_conns;
+	g->admitted = !g->over_cap;
 	g->next = l->conns;
 	if (g->next)
 		g->next->pprev = &g->next;
