@@ -5,8 +5,12 @@
 # pass/fail suite.  Needs root, sockperf and ping (tests/deps.sh).
 #
 #   tests/bench/rr-bench.sh [-t SECONDS] [-n PINGS] [-i INTERVAL] [-s SPARSE]
-#                           [-r REPEATS] [-b CELLGATED] [--eth-only | --atm-only]
+#                           [-r REPEATS] [-b CELLGATED] [-d DRIVERS] [--eth-only | --atm-only]
 #
+# -d DRIVERS: comma-separated Ethernet drivers of r for Eth->Eth (afpacket,
+# afxdp; default afpacket): each measured after the kernel in every repeat,
+# one table per driver against the same kernel figures. Eth->ATM->Eth runs
+# on the first.
 # Eth->Eth:      h1 -- r -- h2            (one router: r)
 # Eth->ATM->Eth: h1 -- r ==PW== a1 -- h4  (two routers: r and a1, joined by a
 #                cell pseudowire on a veth for cellgated; by a plain routed
@@ -32,6 +36,7 @@ PINT=0.001
 NSPARSE=300
 REPS=1
 BIN=${CELLGATED:-}
+DRIVERS=afpacket
 DO_ETH=1
 DO_ATM=1
 HOST_CPU=${HOST_CPU:-0}
@@ -47,9 +52,10 @@ while [ $# -gt 0 ]; do
 	-s) NSPARSE=$2; shift 2 ;;
 	-r) REPS=$2; shift 2 ;;
 	-b) BIN=$2; shift 2 ;;
+	-d) DRIVERS=$2; shift 2 ;;
 	--eth-only) DO_ATM=0; shift ;;
 	--atm-only) DO_ETH=0; shift ;;
-	*) sed -n '3,27p' "$0"; exit 2 ;;
+	*) sed -n '3,32p' "$0"; exit 2 ;;
 	esac
 done
 
@@ -193,22 +199,28 @@ kernel_off_eth() {
 
 bench_eth() {
 	eval "$("$PY" "$ROOT/tests/lab/lab.py" up $$)" || exit 1
-	"$PY" "$ROOT/tests/lab/lab.py" config "$RTR_CPU" >"$WORK/eth.json"
+	for d in ${DRIVERS//,/ }; do
+		"$PY" "$ROOT/tests/lab/lab.py" config "$RTR_CPU" "$d" >"$WORK/eth-$d.json"
+		: >"$WORK/eth-$d.res"
+	done
 	servers "$NS_H2" 10.0.2.2
-	: >"$WORK/eth.res"
 	for _ in $(seq "$REPS"); do
 		kernel_eth
 		k=$(measure "$NS_H1" 10.0.2.2)
 		kernel_off_eth
-		start_cg "$NS_R" "$WORK/eth.json" eth-r
-		c=$(measure "$NS_H1" 10.0.2.2)
-		stop_cg
-		echo "$k $c" >>"$WORK/eth.res"
+		for d in ${DRIVERS//,/ }; do
+			start_cg "$NS_R" "$WORK/eth-$d.json" "eth-r-$d"
+			c=$(measure "$NS_H1" 10.0.2.2)
+			stop_cg
+			echo "$k $c" >>"$WORK/eth-$d.res"
+		done
 	done
 	stop_all
 	"$PY" "$ROOT/tests/lab/lab.py" down "$LAB_TAG"
 	LAB_TAG=""
-	table "Eth->Eth: h1 -- r -- h2" "$WORK/eth.res"
+	for d in ${DRIVERS//,/ }; do
+		table "Eth->Eth: h1 -- r -- h2, r's ports on $d" "$WORK/eth-$d.res"
+	done
 }
 
 # The kernel over the same two hops: r-a1/a1-r as a routed /30 instead of the pseudowire.
@@ -257,7 +269,7 @@ echo "cellgate request/response benchmark: $(uname -r), $(nproc) CPUs, load $(cu
 echo "sockperf ping-pong 14 B, $T s per protocol; $NPING pings every $PINT s, $NSPARSE every 0.01 s; $REPS repeat(s)"
 echo "CPUs: sockperf client and ping on $CLIENT_CPU, sockperf server on $SERVER_CPU; cellgated worker on $RTR_CPU (r), $A1_CPU (a1);"
 echo "      kernel forwarding in softirq on the sending CPU"
-echo "cellgated: $BIN"
+echo "cellgated: $BIN (Ethernet drivers: $DRIVERS)"
 [ "$DO_ETH" -eq 1 ] && bench_eth
 [ "$DO_ATM" -eq 1 ] && bench_atm
 exit 0
