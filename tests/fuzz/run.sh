@@ -70,7 +70,7 @@ declare -A MIN_RUNS=(
 	[fuzz_restconf]=20000
 	[fuzz_ip6]=10000
 	[fuzz_fib]=10000
-	[fuzz_rc_read]=20000
+	[fuzz_rc_read]=200000
 )
 # Seeds kept elsewhere in the tree, copied into the run's corpus: every
 # startup file the unit tests and the examples hold, good and bad.
