@@ -92,13 +92,16 @@ static void control_reclaim(struct control *ctl)
 {
 	if (!rib_reclaim_pending(ctl->rib)) {
 		struct fib_stats fs;
+		struct fib6_stats f6;
 		fib_get_stats(&ctl->dp->fib, &fs);
-		if (fs.pending == 0)
+		fib6_get_stats(ctl->dp->fib6, &f6);
+		if (fs.pending == 0 && f6.nodes_pending == 0 && f6.leaves_pending == 0)
 			return;
 	}
 	synchronize_rcu();
 	rib_reclaim(ctl->rib);
 	fib_reclaim(&ctl->dp->fib);
+	fib6_reclaim(ctl->dp->fib6);
 }
 
 static void control_tick(evutil_socket_t fd, short what, void *arg)
