@@ -3,13 +3,15 @@
  * IPv6 routes into the FIB6 (daemon/rib6.c): source preference, gateways
  * found on connected prefixes, next hops and groups shared with the IPv4
  * RIB's tables (and kept apart by address), neighbour state published,
- * deletes falling back, and freed ids held for the grace period.
+ * deletes falling back, and freed ids held for the grace period; and what
+ * the configuration puts there (daemon/routes6.c).
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <string.h>
 
 #include "daemon/rib6.h"
+#include "daemon/routes6.h"
 #include "tests/unit/check.h"
 
 static struct dataplane dp;
@@ -149,6 +151,56 @@ static void test_ecmp_and_ipv4(void)
 	CHECK(!rib6_nh_gateway_exists(r6, 1, a6("::a00:202")));
 }
 
+/* port/ipv6 and static-route6 of a configuration, into the FIB6 (routes6.c). */
+static void test_config_routes(void)
+{
+	static struct cfg cfg;
+	static struct cfg_route6 r[4];
+	const struct nexthop *nh;
+	uint32_t id;
+
+	cfg.nports = 2;
+	snprintf(cfg.ports[0].name, sizeof(cfg.ports[0].name), "eth0");
+	snprintf(cfg.ports[1].name, sizeof(cfg.ports[1].name), "eth1");
+	cfg.ports[0].naddrs6 = 1;
+	memcpy(cfg.ports[0].addrs6[0].addr, a6("2001:db8:40::1"), 16);
+	cfg.ports[0].addrs6[0].plen = 64;
+	/* a /128 needs no connected route */
+	memcpy(r[0].prefix, a6("2001:db8:41::"), 16);
+	r[0].plen = 48;
+	r[0].nnexthops = 1;
+	memcpy(r[0].nexthops[0].gateway, a6("2001:db8:40::9"), 16);
+	memcpy(r[1].prefix, a6("2001:db8:42::"), 16); /* on-link out of eth0 */
+	r[1].plen = 64;
+	r[1].nnexthops = 1;
+	snprintf(r[1].nexthops[0].port, sizeof(r[1].nexthops[0].port), "eth0");
+	memcpy(r[2].prefix, a6("2001:db8:43::"), 16);
+	r[2].plen = 48;
+	r[2].action = CFG_ROUTE_UNREACHABLE;
+	memcpy(r[3].prefix, a6("2001:db8:44::"), 16); /* eth1 has no IPv6: refused */
+	r[3].plen = 48;
+	r[3].nnexthops = 1;
+	snprintf(r[3].nexthops[0].port, sizeof(r[3].nexthops[0].port), "eth1");
+	cfg.routes6 = r;
+	cfg.nroutes6 = 4;
+	routes6_ports_setup(&dp, &cfg);
+	CHECK(dp.ports[0].ip6 && !dp.ports[1].ip6);
+	CHECK(!memcmp(dp.ports[0].ip6_addr, a6("2001:db8:40::1"), 16));
+	CHECK_EQ(routes6_apply_config(r6, &dp, &cfg), 1);
+	nh = lookup("2001:db8:40::1", &id);
+	CHECK(nh && nh->type == NH_LOCAL);
+	nh = lookup("2001:db8:40::77", &id);
+	CHECK(nh && nh->type == NH_GLEAN && nh->port == 0);
+	nh = lookup("2001:db8:41::1", &id);
+	CHECK(nh && nh->type == NH_GATEWAY && nh->port == 0);
+	CHECK(!memcmp(dp.nht->gw6[id], a6("2001:db8:40::9"), 16));
+	nh = lookup("2001:db8:42::1", &id);
+	CHECK(nh && nh->type == NH_GLEAN && nh->port == 0);
+	nh = lookup("2001:db8:43::1", &id);
+	CHECK(nh && nh->type == NH_UNREACHABLE);
+	CHECK_EQ(rib6_route_best(r6, a6("2001:db8:44::"), 48), -1);
+}
+
 int main(void)
 {
 	CHECK_EQ(dp_init(&dp, NULL, &(struct fib_params){.tbl8_groups = 64}), 0);
@@ -159,6 +211,7 @@ int main(void)
 	test_connected_and_static();
 	test_preference_and_delete();
 	test_ecmp_and_ipv4();
+	test_config_routes();
 	rib6_free(r6);
 	rib_free(rib);
 	dp_fini(&dp);
