@@ -15,6 +15,7 @@
 #include <arpa/inet.h>
 #include <string.h>
 
+#include "datapath/csum.h"
 #include "datapath/dataplane.h"
 #include "datapath/icmp6.h"
 #include "datapath/ip6.h"
@@ -152,6 +153,8 @@ static void setup(void)
 	route(9, NULL, 0, NH_GATEWAY, 1, "2001:db8:2::9", nh_l2_pack(gw_mac, NEIGH_REACHABLE));
 	route(10, NULL, 0, NH_GATEWAY, 1, "2001:db8:2::10", nh_l2_pack(gw2_mac, NEIGH_REACHABLE));
 	dp.nht->nhg[9] = (struct nhg){.nslots = 2, .npaths = 2, .slot = {9, 10}};
+	route(11, "2001:db8:1:5::", 64, NH_GATEWAY, 0, "2001:db8:1::5",
+	      nh_l2_pack(gw2_mac, NEIGH_REACHABLE)); /* back out the ingress link */
 	CHECK_EQ(fib6_insert(dp.fib6, a6("2001:db8:99::"), 48, 9), 0);
 	CHECK_EQ(dp_workers_create(&dp, NULL, 1), 0);
 }
@@ -403,6 +406,112 @@ static void test_ecmp(void)
 	CHECK(seen[0] > 8 && seen[1] > 8); /* 64 flows over 2 paths */
 }
 
+/* The last frame queued on port 0 gets these offload fields (as a vnet header would). */
+static void last_rx_offload(uint8_t gso_type, uint16_t gso_size, bool partial, uint16_t cstart,
+                            uint16_t coff)
+{
+	struct port_queue *q = dp.ports[0].queues[0];
+	unsigned slot = (q->rx_n - 1) % FAKE_FRAMES;
+
+	q->rx_off[slot] = (struct fake_offload){gso_type, gso_size, cstart, coff};
+	q->rx_partial[slot] = partial;
+}
+
+/* A TCP super-packet: 20-byte TCP header, then `payload` octets. */
+static void send_tcp6_gso(uint16_t payload, uint16_t gso_size)
+{
+	uint8_t f[FAKE_FRAME_SZ];
+	uint32_t len =
+	    make6(f, &(struct f6){.dst = "2001:db8:20::5", .plen = (uint16_t)(20 + payload)});
+
+	f[14 + 6] = IP6_NH_TCP;
+	f[14 + IP6_HLEN + 12] = 0x50; /* data offset: 5 words */
+	port_fake_rx_add(&dp.ports[0], f, len, PKT_L2_HOST);
+	last_rx_offload(PKT_GSO_TCP6, gso_size, false, 0, 0);
+}
+
+/* GSO super-packets are judged by their segments (RFC 8200 §5 applies per segment). */
+static void test_gso(void)
+{
+	struct port_counters c0 = counters(0);
+	unsigned tx1 = txq(1)->tx_n, tx0 = txq(0)->tx_n;
+
+	dp.ports[1].tx_offload = true; /* the egress segments: forwarded whole */
+	send_tcp6_gso(2000, 1000);
+	dp_worker_poll(&dp, 0);
+	CHECK_EQ(txq(1)->tx_n, tx1 + 1);
+	CHECK_EQ(txq(1)->tx_meta[tx1 % FAKE_FRAMES].gso_type, PKT_GSO_TCP6);
+	CHECK_EQ(txq(1)->tx_len[tx1 % FAKE_FRAMES], 14u + IP6_HLEN + 2020);
+	/* Segments of 40 + 20 + 1470 octets do not fit 1500: Packet Too Big, 1500. */
+	send_tcp6_gso(2000, 1470);
+	dp_worker_poll(&dp, 0);
+	CHECK_EQ(counters(0).drops[DROP_IP6_TOO_BIG], c0.drops[DROP_IP6_TOO_BIG] + 1);
+	CHECK_EQ(txq(0)->tx_n, tx0 + 1);
+	check_icmp6(ICMP6_PACKET_TOO_BIG, 0, 1500, "2001:db8:1::2");
+	/* An egress that cannot segment: dropped, and no error (its segments would fit). */
+	dp.ports[1].tx_offload = false;
+	send_tcp6_gso(2000, 1000);
+	dp_worker_poll(&dp, 0);
+	CHECK_EQ(counters(0).drops[DROP_IP6_TOO_BIG], c0.drops[DROP_IP6_TOO_BIG] + 2);
+	CHECK_EQ(txq(0)->tx_n, tx0 + 1);
+	CHECK_EQ(txq(1)->tx_n, tx1 + 1);
+}
+
+/* A partial UDP checksum (the field holds the pseudo-header sum) completed for the egress. */
+static void test_partial_csum(void)
+{
+	uint8_t f[FAKE_FRAME_SZ];
+	uint32_t len = make6(f, &(struct f6){.dst = "2001:db8:20::5", .plen = 64});
+	uint8_t *ip = f + 14, *udp = ip + IP6_HLEN;
+	uint32_t pseudo = csum_partial_sum(ip + 8, 32, 0) + 64 + IP6_NH_UDP;
+	unsigned tx1 = txq(1)->tx_n;
+
+	for (unsigned i = 8; i < 64; i++)
+		udp[i] = (uint8_t)(i * 7);
+	wr16(udp + 6, (uint16_t)~csum_fold(pseudo));
+	port_fake_rx_add(&dp.ports[0], f, len, PKT_L2_HOST);
+	last_rx_offload(0, 0, true, 14 + IP6_HLEN, 6);
+	dp_worker_poll(&dp, 0);
+	CHECK_EQ(txq(1)->tx_n, tx1 + 1);
+	const uint8_t *out = last_tx(1, &len);
+	CHECK(rd16(out + 14 + IP6_HLEN + 6) != 0);
+	CHECK_EQ(csum_fold(csum_partial_sum(out + 14 + IP6_HLEN, 64, pseudo)), 0);
+}
+
+/* A link-local source may go back out the link it came from (RFC 4007 §9: same zone). */
+static void test_same_link(void)
+{
+	unsigned tx0 = txq(0)->tx_n;
+	uint32_t len;
+
+	send6(&(struct f6){.src = "fe80::2", .dst = "2001:db8:1:5::9"}, PKT_L2_HOST);
+	dp_worker_poll(&dp, 0);
+	CHECK_EQ(txq(0)->tx_n, tx0 + 1);
+	const uint8_t *f = last_tx(0, &len);
+	CHECK(memcmp(f, gw2_mac, 6) == 0);
+	CHECK(memcmp(f + 6, dp.ports[0].mac, 6) == 0);
+}
+
+/* ICMPv6 errors draw on the worker's ICMP token bucket, as ICMPv4 ones do. */
+static void test_ratelimit(void)
+{
+	struct port_counters c0;
+	unsigned tx0;
+
+	dp_params_set(&dp,
+	              &(struct dp_params){.icmp_rate = 1, .icmp_burst = 2, .hold_timeout_ms = 60});
+	poll_ms(3); /* the bucket refills to its new cap: 2 */
+	c0 = counters(0);
+	tx0 = txq(0)->tx_n;
+	for (int i = 0; i < 5; i++)
+		send6(&(struct f6){.dst = "2001:db8:20::5", .hlim = 1}, PKT_L2_HOST);
+	dp_worker_poll(&dp, 0);
+	CHECK_EQ(counters(0).drops[DROP_IP6_HOP_LIMIT], c0.drops[DROP_IP6_HOP_LIMIT] + 5);
+	CHECK_EQ(counters(0).icmp_out, c0.icmp_out + 2);
+	CHECK_EQ(counters(0).icmp_ratelimited, c0.icmp_ratelimited + 3);
+	CHECK_EQ(txq(0)->tx_n, tx0 + 2);
+}
+
 int main(void)
 {
 	setup();
@@ -414,6 +523,11 @@ int main(void)
 	check_accounting();
 	test_hold();
 	test_ecmp();
+	test_gso();
+	test_partial_csum();
+	test_same_link();
+	check_accounting();
+	test_ratelimit();
 	check_accounting();
 	dp_workers_stop(&dp);
 	for (unsigned p = 0; p < 3; p++)
