@@ -12,6 +12,7 @@
 #include "daemon/neigh6.h"
 #include "datapath/nd.h"
 #include "lib/addr.h"
+#include "lib/json.h"
 #include "lib/log.h"
 
 #define NEIGH6_BUCKETS        4096
@@ -337,4 +338,26 @@ void neigh6_timer(struct neigh6_table *nt, uint64_t now_ms)
 void neigh6_get_counters(const struct neigh6_table *nt, struct neigh_counters *out)
 {
 	*out = nt->ctr;
+}
+
+void neigh6_dump_json(const struct neigh6_table *nt, FILE *out)
+{
+	static const char *const st[] = {"none", "incomplete", "reachable", "failed"};
+	bool first = true;
+
+	fputc('[', out);
+	for (unsigned b = 0; b < NEIGH6_BUCKETS; b++)
+		for (const struct neigh6_entry *e = nt->bucket[b]; e; e = e->next) {
+			char ip[INET6_ADDRSTRLEN];
+
+			fprintf(out, "%s{\"port\":", first ? "" : ",");
+			json_str_put(out, nt->dp->ports[e->port].name);
+			fprintf(out,
+			        ",\"address\":\"%s\",\"mac\":\"%02x:%02x:%02x:%02x:%02x:%02x\","
+			        "\"state\":\"%s\"}",
+			        inet_str(AF_INET6, e->ip, ip, sizeof(ip)), e->mac[0], e->mac[1],
+			        e->mac[2], e->mac[3], e->mac[4], e->mac[5], st[e->state]);
+			first = false;
+		}
+	fputc(']', out);
 }

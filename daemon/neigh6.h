@@ -22,6 +22,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "config/config.h"
 #include "daemon/neigh.h"
@@ -52,6 +53,9 @@ void neigh6_timer(struct neigh6_table *nt, uint64_t now_ms);
 
 /* requests_sent, replies_learned, ... as for ARP. */
 void neigh6_get_counters(const struct neigh6_table *nt, struct neigh_counters *out);
+
+/* JSON array of entries ({port, address, mac, state}), for the stats dump. */
+void neigh6_dump_json(const struct neigh6_table *nt, FILE *out);
 
 /* The state of the entry for ip on port (NEIGH_NONE: none) and its MAC. */
 enum neigh_state neigh6_state(const struct neigh6_table *nt, uint16_t port, const uint8_t ip[16],

@@ -99,6 +99,25 @@ def test_ping6_forwarded(topo, router, src, dst, inport, outport):
                  "forwarded") >= 5
 
 
+def test_neighbors6_and_fib6(topo, router):
+    """cellgated resolved h2 itself (a /128 host route of source neighbor),
+    with h2's MAC, and the static route's gateway is that same neighbour."""
+    assert ping6(topo, "h1", "2001:db8:2::2", count=1).returncode == 0
+    s = router.stats()
+    h2mac = topo.mac("h2", "h2-r")
+    found = [n for n in s["neighbors6"] if n["address"] == "2001:db8:2::2"]
+    assert found, s["neighbors6"]
+    assert found[0]["port"] == "eth1"
+    assert found[0]["mac"].lower() == h2mac.lower()
+    assert found[0]["state"] == "reachable"
+    assert s["nd"]["requests-sent"] >= 2 and s["nd"]["replies-learned"] >= 2, s["nd"]
+    by = s["fib6"]["by-source"]
+    # 2 local /128s, 2 connected /64s, 2 static, a /128 per resolved host
+    assert by["local"] == 2 and by["connected"] == 2 and by["static"] == 2, by
+    assert by["neighbor"] >= 2, by
+    assert s["fib6"]["routes"] >= 8 and s["fib6"]["errors"] == 0, s["fib6"]
+
+
 def test_hop_limit_expiry(topo, router):
     s0 = router.stats()
     p = ping6(topo, "h1", "2001:db8:2::2", count=2, extra=["-t", "1"])
@@ -142,8 +161,12 @@ def test_packet_too_big(topo, router):
 
 
 def test_accounting(topo, router):
-    """rx == forwarded + to-kernel + drops (+ held) on every port, IPv6
-    traffic included (ND, MLD, echo, errors)."""
+    """rx == forwarded + to-kernel + drops (+ held) on every port after mixed
+    IPv4 and IPv6 traffic (ND, MLD, ARP, echo, errors)."""
+    p = topo.exec("h1", ["ping", "-n", "-c", "3", "-i", "0.2", "-W", "1",
+                         "10.0.2.2"], timeout=15)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert ping6(topo, "h2", "2001:db8:1::2", count=3).returncode == 0
     assert lab.wait_for(lambda: not lab.accounting_errors(router.stats()),
                         timeout=6, interval=0.25), \
         lab.accounting_errors(router.stats())
