@@ -4,7 +4,7 @@
  * RFC 4007). Pure functions over a buffer and a length: the worker calls
  * them, unit tests and fuzz targets call them directly.
  *
- * The forwarding pipeline they make (phase 2 wires it into the worker):
+ * The forwarding pipeline they make (datapath/worker.c classify6, worker_fwd6.c):
  *
  *   ip6_validate()      header, addresses, extension-header chain
  *      -> IP6_LOCAL     multicast or link-local destination: to the kernel
@@ -16,7 +16,7 @@
  * reason the IPv4 worker checks the TTL there: packets for the router itself
  * reach the kernel whatever their hop limit (MLD reports carry 1, ND 255).
  *
- * Drops, each a named reason (IP6_DROP_REASONS below), and why:
+ * Drops, each a named reason (IP6_DROP_REASONS in datapath/stats.h), and why:
  *
  *  ip6-truncated       fewer than 40 octets (RFC 8200 §3).
  *  ip6-version         version is not 6 (RFC 8200 §3).
