@@ -61,8 +61,8 @@ static const uint8_t *a6(const char *s)
 static void setup6(void)
 {
 	struct rib6_path p0 = {.port = 0, .weight = 1}, p1 = {.port = 1, .weight = 1};
-	struct rib6_path gw = {.port = 1, .weight = 1}, two[2] = {{.port = 0, .weight = 1},
-	                                                          {.port = 1, .weight = 1}};
+	struct rib6_path gw = {.port = 1, .weight = 1},
+	                 two[2] = {{.port = 0, .weight = 1}, {.port = 1, .weight = 1}};
 
 	memcpy(gw.gw, a6("2001:db8:2::2"), 16);
 	memcpy(two[0].gw, a6("2001:db8:1::3"), 16);
