@@ -12,6 +12,9 @@ frame is accounted as forwarded, handed to the kernel, or dropped under one
 reason, IPv6 included.
 """
 
+import json
+import signal
+
 import pytest
 
 import lab
@@ -158,6 +161,27 @@ def test_packet_too_big(topo, router):
     # h1 learnt the path MTU: the same size now goes as fragments, and through.
     p = ping6(topo, "h1", "2001:db8:2::2", count=2, extra=["-s", "1400"])
     assert p.returncode == 0, p.stdout + p.stderr
+
+
+def test_reload_and_restart_only(topo, router):
+    """SIGHUP with the IPv6 settings unchanged reloads (an IPv4 change goes
+    in); a changed static-route6 needs a restart and changes nothing."""
+    cfg = v6_config()
+    cfg["cellgate:cellgate"]["system"]["icmp-burst"] = 40
+    with open(router.cfg, "w") as f:
+        json.dump(lab.with_fib_algorithm(cfg), f)
+    n0 = router.log().count("SIGHUP: configuration reloaded")
+    router.proc.send_signal(signal.SIGHUP)
+    assert lab.wait_for(lambda: router.log().count(
+        "SIGHUP: configuration reloaded") > n0, timeout=5), router.log()[-1500:]
+    cfg["cellgate:cellgate"]["routing"]["static-route6"].pop()
+    with open(router.cfg, "w") as f:
+        json.dump(lab.with_fib_algorithm(cfg), f)
+    router.proc.send_signal(signal.SIGHUP)
+    assert lab.wait_for(lambda: "static-route6" in router.log(), timeout=5), \
+        router.log()[-1500:]
+    assert router.alive()
+    assert ping6(topo, "h1", "2001:db8:20::1", count=2).returncode == 0
 
 
 def test_accounting(topo, router):
