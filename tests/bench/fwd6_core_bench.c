@@ -146,6 +146,30 @@ static void routes(struct rib *rib, struct rib6 *r6, struct dataplane *dp, unsig
 	}
 }
 
+/*
+ * Alternating rounds, the median of each: on a machine shared with other
+ * work, load that comes and goes then weighs on both alike.
+ */
+static void measure_both(struct dataplane *dp, unsigned nroutes, double secs, double *pps4,
+                         double *pps6, uint64_t *lost4, uint64_t *lost6)
+{
+	double v4[ROUNDS], v6[ROUNDS];
+
+	*lost4 = *lost6 = 0;
+	for (int r = 0; r < ROUNDS; r++) {
+		uint64_t l;
+
+		frames(dp, nroutes, false);
+		v4[r] = measure(dp, secs / ROUNDS, &l);
+		*lost4 += l;
+		frames(dp, nroutes, true);
+		v6[r] = measure(dp, secs / ROUNDS, &l);
+		*lost6 += l;
+	}
+	*pps4 = median(v4, ROUNDS);
+	*pps6 = median(v6, ROUNDS);
+}
+
 int main(int argc, char **argv)
 {
 	int cpu = argc > 1 ? atoi(argv[1]) : 0;
@@ -175,23 +199,8 @@ int main(int argc, char **argv)
 	routes(rib, r6, &dp, nroutes);
 	dp_workers_create(&dp, NULL, 1);
 
-	/*
-	 * Alternating rounds, the median of each: on a machine shared with
-	 * other work, load that comes and goes then weighs on both alike.
-	 */
-	double v4[ROUNDS], v6[ROUNDS];
-	lost4 = lost6 = 0;
-	for (int r = 0; r < ROUNDS; r++) {
-		uint64_t l;
-
-		frames(&dp, nroutes, false);
-		v4[r] = measure(&dp, secs / ROUNDS, &l);
-		lost4 += l;
-		frames(&dp, nroutes, true);
-		v6[r] = measure(&dp, secs / ROUNDS, &l);
-		lost6 += l;
-	}
-	double pps4 = median(v4, ROUNDS), pps6 = median(v6, ROUNDS);
+	double pps4, pps6;
+	measure_both(&dp, nroutes, secs, &pps4, &pps6, &lost4, &lost6);
 
 	printf("worker core benchmark: cpu %d, FIB %s, %u IPv4 /24 and %u IPv6 /48 routes, "
 	       "burst %d, %d alternating rounds of %.2f s each, medians\n",
