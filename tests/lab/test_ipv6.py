@@ -14,6 +14,7 @@ reason, IPv6 included.
 
 import json
 import signal
+import subprocess
 
 import pytest
 
@@ -119,6 +120,48 @@ def test_neighbors6_and_fib6(topo, router):
     assert by["local"] == 2 and by["connected"] == 2 and by["static"] == 2, by
     assert by["neighbor"] >= 2, by
     assert s["fib6"]["routes"] >= 8 and s["fib6"]["errors"] == 0, s["fib6"]
+
+
+@pytest.mark.parametrize("mode", ["udp", "icmp"])
+def test_traceroute6(topo, router, mode):
+    """Hop 1 answers from the ingress address (Time Exceeded, hop limit 1),
+    hop 2 is h2 behind the static route."""
+    cmd = ["traceroute", "-6", "-n", "-q", "1", "-w", "1", "-m", "5"]
+    if mode == "icmp":
+        cmd.append("-I")
+    p = topo.exec("h1", cmd + ["2001:db8:20::1"], timeout=30)
+    assert p.returncode == 0, p.stdout + p.stderr
+    hops = {}
+    for ln in p.stdout.splitlines()[1:]:
+        f = ln.split()
+        if len(f) >= 2 and f[0].isdigit():
+            hops[int(f[0])] = f[1]
+    assert hops.get(1) == "2001:db8:1::1", p.stdout
+    assert hops.get(2) == "2001:db8:20::1", p.stdout
+    assert max(hops) == 2, p.stdout
+
+
+def test_iperf3_tcp6(topo, router):
+    """TCP over IPv6 through cellgated, its MSS within h2's 1280-byte link."""
+    srv = topo.popen("h2", ["iperf3", "-s", "-1"], stdout=subprocess.DEVNULL,
+                     stderr=subprocess.DEVNULL)
+    try:
+        assert lab.wait_for(lambda: topo.exec(
+            "h2", ["ss", "-ltn", "sport = :5201"]).stdout.count("LISTEN"),
+            timeout=5)
+        s0 = router.stats()
+        c = topo.exec("h1", ["iperf3", "-6", "-c", "2001:db8:2::2", "-t", "1",
+                             "-J"], timeout=30)
+        assert c.returncode == 0, c.stdout[-2000:] + c.stderr
+        sent = json.loads(c.stdout)["end"]["sum_received"]["bytes"]
+        assert sent > 1 << 20, sent
+    finally:
+        srv.kill()
+        srv.wait()
+    s1 = router.stats()
+    e0, e1 = port(router, "eth0", s0), port(router, "eth0", s1)
+    assert delta(e0, e1, "forwarded") > 500
+    assert delta(e0, e1, "drops-total") == 0, e1["drops"]
 
 
 def test_hop_limit_expiry(topo, router):
