@@ -104,6 +104,17 @@ static int cfg_check_raw_prefixes(const struct cfg_pstate *ps, struct ly_ctx *ra
 					rc = cfg_check_raw_prefix(
 					    ps, ((const struct lyd_node_opaq *)pfx)->value);
 			}
+	/* The same for IPv6 routes (config6.c). */
+	for (top = opaq_next(tree, CFG_MODULE); top && !rc; top = opaq_next(top->next, CFG_MODULE))
+		for (rt = opaq_next(lyd_child(top), "routing"); rt && !rc;
+		     rt = opaq_next(rt->next, "routing"))
+			for (route = opaq_next(lyd_child(rt), "static-route6"); route && !rc;
+			     route = opaq_next(route->next, "static-route6")) {
+				pfx = opaq_next(lyd_child(route), "prefix");
+				if (pfx)
+					rc = cfg_check_raw_prefix6(
+					    ps, ((const struct lyd_node_opaq *)pfx)->value);
+			}
 out:
 	lyd_free_all(tree);
 	ly_err_clean(raw, NULL);
@@ -224,7 +235,8 @@ static int cfg_fill_port(const struct cfg_pstate *ps, struct cfg_port *p, const 
 	p->settings.qdisc_bypass = cfg_bool(pn, "qdisc-bypass");
 	p->settings.rx_ring_frames = cfg_u32(pn, "rx-ring-frames");
 	p->settings.tx_ring_frames = cfg_u32(pn, "tx-ring-frames");
-	return cfg_fill_ipv4(ps, cfg_child(pn, "ipv4"), p->addrs, &p->naddrs);
+	int rc = cfg_fill_ipv4(ps, cfg_child(pn, "ipv4"), p->addrs, &p->naddrs);
+	return rc ? rc : cfg_fill_ipv6(ps, cfg_child(pn, "ipv6"), p->addrs6, &p->naddrs6);
 }
 
 static int cfg_fill_nexthop(const struct cfg_pstate *ps, struct cfg_route *r,
@@ -338,6 +350,7 @@ static int cfg_fill(const struct cfg_pstate *ps, struct cfg *cfg, const struct l
 	n = cfg_child(top, "routing");
 	cfg_fpm_fill(&cfg->fpm, n ? cfg_child(n, "fpm") : NULL);
 	rc = cfg_fill_routes(ps, cfg, n);
+	rc = rc ? rc : cfg_fill_routes6(ps, cfg, n);
 	cfg_mgmt_fill(cfg, top);
 	rc = rc ? rc : cfg_atm_fill(ps, cfg, top);
 	return rc ? rc : cfg_snmp_fill(ps, cfg, top);
@@ -547,6 +560,9 @@ void cfg_free(struct cfg *cfg)
 	free(cfg->routes);
 	cfg->routes = NULL;
 	cfg->nroutes = 0;
+	free(cfg->routes6);
+	cfg->routes6 = NULL;
+	cfg->nroutes6 = 0;
 	free(cfg->pvcs);
 	cfg->pvcs = NULL;
 	cfg->npvcs = 0;

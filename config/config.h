@@ -26,6 +26,11 @@ struct cfg_addr4 {
 	uint8_t plen;
 };
 
+struct cfg_addr6 {
+	uint8_t addr[16]; /* network order */
+	uint8_t plen;
+};
+
 enum cfg_port_kind { CFG_PORT_ETHERNET = 0, CFG_PORT_CELLPW, CFG_PORT_ATMSOCK };
 enum cfg_subif_type { CFG_SUBIF_P2P = 0, CFG_SUBIF_MULTIPOINT };
 /* RFC 2684 5.1, 6.1 (routed), 5.2, 6.2 (bridged Ethernet without FCS) */
@@ -96,6 +101,8 @@ struct cfg_port {
 	struct port_settings settings; /* zero for atmsock */
 	unsigned naddrs;               /* 0 on ATM ports: their subinterfaces have addresses */
 	struct cfg_addr4 addrs[CFG_ADDR_MAX]; /* first one is the primary */
+	unsigned naddrs6;                     /* port/ipv6: Ethernet ports forward IPv6 with one */
+	struct cfg_addr6 addrs6[CFG_ADDR_MAX]; /* first one: the ICMPv6 and NS source */
 	enum cfg_port_kind kind;              /* from driver */
 	struct cfg_cellpw cellpw;             /* kind CFG_PORT_CELLPW */
 	struct cfg_atmsock atmsock;           /* kind CFG_PORT_ATMSOCK */
@@ -112,6 +119,21 @@ struct cfg_nexthop {
 	char port[PORT_NAME_MAX]; /* Ethernet port or ATM subinterface; "" = resolve through
 	                             the connected routes */
 	uint8_t weight;           /* 1..255, default 1 */
+};
+
+/* routing/static-route6: as cfg_route, IPv6 (on-link: one next hop, gateway ::). */
+struct cfg_nexthop6 {
+	uint8_t gateway[16];
+	char port[PORT_NAME_MAX]; /* Ethernet port; "" = through the connected prefixes */
+	uint8_t weight;
+};
+
+struct cfg_route6 {
+	uint8_t prefix[16];
+	uint8_t plen;
+	enum cfg_route_action action;
+	unsigned nnexthops;
+	struct cfg_nexthop6 nexthops[CFG_ECMP_MAX];
 };
 
 struct cfg_route {
@@ -204,6 +226,8 @@ struct cfg {
 
 	unsigned nroutes;
 	struct cfg_route *routes; /* heap array of nroutes */
+	unsigned nroutes6;
+	struct cfg_route6 *routes6; /* heap array of nroutes6, sorted by prefix then length */
 
 	unsigned nsubifs;
 	struct cfg_subif subifs[CFG_SUBIF_MAX]; /* by port, then in configuration order */
@@ -254,6 +278,8 @@ int cfg_route_cmp(const void *a, const void *b);
  */
 const char *cfg_restart_only_diff(const struct cfg *a, const struct cfg *b, const char **path);
 bool cfg_pvc_same(const struct cfg_pvc *a, const struct cfg_pvc *b);
+/* The static IPv6 routes of a and b the same (restart-only for now). */
+bool cfg_routes6_same(const struct cfg *a, const struct cfg *b);
 
 struct ly_ctx;
 

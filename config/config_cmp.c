@@ -22,6 +22,17 @@ static bool addrs_same(const struct cfg_addr4 *a, unsigned na, const struct cfg_
 	return true;
 }
 
+static bool addrs6_same(const struct cfg_addr6 *a, unsigned na, const struct cfg_addr6 *b,
+                        unsigned nb)
+{
+	if (na != nb)
+		return false;
+	for (unsigned i = 0; i < na; i++)
+		if (memcmp(a[i].addr, b[i].addr, 16) || a[i].plen != b[i].plen)
+			return false;
+	return true;
+}
+
 static bool settings_same(const struct port_settings *a, const struct port_settings *b)
 {
 	return a->rx_ring_frames == b->rx_ring_frames && a->tx_ring_frames == b->tx_ring_frames &&
@@ -34,7 +45,8 @@ static bool port_same(const struct cfg_port *a, const struct cfg_port *b)
 
 	return !strcmp(a->name, b->name) && !strcmp(a->driver, b->driver) &&
 	       !strcmp(a->netdev, b->netdev) && settings_same(&a->settings, &b->settings) &&
-	       addrs_same(a->addrs, a->naddrs, b->addrs, b->naddrs) && a->kind == b->kind &&
+	       addrs_same(a->addrs, a->naddrs, b->addrs, b->naddrs) &&
+	       addrs6_same(a->addrs6, a->naddrs6, b->addrs6, b->naddrs6) && a->kind == b->kind &&
 	       !memcmp(x->peer_mac, y->peer_mac, sizeof(x->peer_mac)) &&
 	       x->pw_label == y->pw_label && x->control_word == y->control_word &&
 	       x->max_cells == y->max_cells && x->concat_us == y->concat_us &&
@@ -134,6 +146,8 @@ const char *cfg_restart_only_diff(const struct cfg *a, const struct cfg *b, cons
 	    {ports_same, "ports, subinterfaces and their addresses", "/cellgate:cellgate/port"},
 	    {workers_same, "workers and worker-cpu", "/cellgate:cellgate/system/workers"},
 	    {fib_algorithm_same, "the FIB algorithm", "/cellgate:cellgate/system/fib-algorithm"},
+	    {cfg_routes6_same, "the static IPv6 routes",
+	     "/cellgate:cellgate/routing/static-route6"},
 	};
 
 	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)

@@ -86,6 +86,7 @@ static void print_port(FILE *out, const struct cfg *cfg, unsigned i)
 		fprintf(out, "        \"tx-ring-frames\": %u", s->tx_ring_frames);
 	}
 	cfg_print_ipv4(out, p->addrs, p->naddrs, 8);
+	cfg_print_ipv6(out, p->addrs6, p->naddrs6, 8);
 	cfg_atm_print_port(out, cfg, i);
 	fprintf(out, "\n      }");
 }
@@ -158,6 +159,7 @@ static int print_routing(FILE *out, const struct cfg *cfg)
 		}
 		fprintf(out, "      ],\n");
 	}
+	cfg_print_routes6(out, cfg);
 	cfg_fpm_print(out, &cfg->fpm);
 	fprintf(out, "\n    }");
 	free(order);

@@ -67,6 +67,13 @@ void cfg_mgmt_print(FILE *out, const struct cfg *cfg);
 /* config_print.c, for config_atm_print.c */
 void json_str(FILE *out, const char *s);
 /* An "ipv4" member with the addresses, `indent` spaces deep; nothing when there are none. */
+/* config6.c: port/ipv6 addresses and routing/static-route6. */
+int cfg_fill_ipv6(const struct cfg_pstate *ps, const struct lyd_node *ipv6, struct cfg_addr6 *addrs,
+                  unsigned *naddrs);
+int cfg_fill_routes6(const struct cfg_pstate *ps, struct cfg *cfg, const struct lyd_node *routing);
+int cfg_check_raw_prefix6(const struct cfg_pstate *ps, const char *raw);
+void cfg_print_ipv6(FILE *out, const struct cfg_addr6 *addrs, unsigned naddrs, int indent);
+void cfg_print_routes6(FILE *out, const struct cfg *cfg);
 void cfg_print_ipv4(FILE *out, const struct cfg_addr4 *addrs, unsigned naddrs, int indent);
 
 /* config_atm_print.c: the ATM members of port `i` ("cellpw", "atmsock", "subinterface"). */

@@ -35,6 +35,10 @@ static void control_drain_events(struct control *ctl, uint64_t now)
 				neigh_resolve(ctl->neigh, ev.port, ev.ip, now);
 			else if (ev.type == DP_EV_ARP_SEEN)
 				neigh_seen(ctl->neigh, ev.port, ev.ip, ev.mac, now);
+			else if (ev.type == DP_EV_RESOLVE6 && ctl->neigh6)
+				neigh6_resolve(ctl->neigh6, ev.port, ev.ip6, now);
+			else if (ev.type == DP_EV_ND_SEEN && ctl->neigh6)
+				neigh6_seen(ctl->neigh6, ev.port, ev.ip6, ev.mac, now);
 		}
 	}
 }
@@ -92,13 +96,16 @@ static void control_reclaim(struct control *ctl)
 {
 	if (!rib_reclaim_pending(ctl->rib)) {
 		struct fib_stats fs;
+		struct fib6_stats f6;
 		fib_get_stats(&ctl->dp->fib, &fs);
-		if (fs.pending == 0)
+		fib6_get_stats(ctl->dp->fib6, &f6);
+		if (fs.pending == 0 && f6.nodes_pending == 0 && f6.leaves_pending == 0)
 			return;
 	}
 	synchronize_rcu();
 	rib_reclaim(ctl->rib);
 	fib_reclaim(&ctl->dp->fib);
+	fib6_reclaim(ctl->dp->fib6);
 }
 
 static void control_tick(evutil_socket_t fd, short what, void *arg)
@@ -113,6 +120,8 @@ static void control_tick(evutil_socket_t fd, short what, void *arg)
 	if (now - ctl->last_neigh_ms >= 100) {
 		control_link_poll(ctl);
 		neigh_timer(ctl->neigh, now);
+		if (ctl->neigh6)
+			neigh6_timer(ctl->neigh6, now);
 		ctl->last_neigh_ms = now;
 	}
 	if (++ticks % 100 == 0)

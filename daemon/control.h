@@ -6,11 +6,13 @@
 #ifndef CELLGATE_CONTROL_H
 #define CELLGATE_CONTROL_H
 
-#include "daemon/atm.h"
 #include "config/config.h"
-#include "datapath/dataplane.h"
+#include "daemon/atm.h"
 #include "daemon/neigh.h"
+#include "daemon/neigh6.h"
 #include "daemon/rib.h"
+#include "daemon/rib6.h"
+#include "datapath/dataplane.h"
 
 struct snmp_agent;
 struct snmp_source;
@@ -25,6 +27,8 @@ struct control {
 	struct cfg *cfg;
 	struct rib *rib;
 	struct neigh_table *neigh;
+	struct rib6 *rib6;           /* IPv6 routes (over rib's next-hop tables) */
+	struct neigh6_table *neigh6; /* IPv6 neighbour resolution */
 	struct atm_ctl *atm;
 	struct fpm_server *fpm; /* zebra's FPM feed (fpm.h) */
 	struct loopmon *loop;   /* the loop-lag gauge (loopmon.h), started by control_run */

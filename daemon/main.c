@@ -24,6 +24,7 @@
 #include "daemon/netdev.h"
 #include "daemon/privdrop.h"
 #include "daemon/routes.h"
+#include "daemon/routes6.h"
 #include "daemon/service.h"
 #include "daemon/xdp_addrs.h"
 #include "daemon/xdp_arp.h"
@@ -148,7 +149,8 @@ static int port_setup(struct dataplane *dp, const struct cfg *cfg, unsigned i)
 	if ((err = netdev_set_up(pt->ifindex)) != 0)
 		return err;
 	netdev_gro_off(cp->netdev); /* best effort: logged inside */
-	return netdev_addr4_set(pt->ifindex, cp->addrs, cp->naddrs);
+	err = netdev_addr4_set(pt->ifindex, cp->addrs, cp->naddrs);
+	return err ? err : netdev_addr6_set(pt->ifindex, cp->addrs6, cp->naddrs6);
 }
 
 /* Open queues 0..n-1 of dataplane port i. */
@@ -357,15 +359,24 @@ static int run(struct options *o, struct cfg *cfg)
 	if (!ctl.atm || !ctl.neigh || !ctl.rib || !ctl.base)
 		fatalx("out of memory starting the control thread");
 	neigh_set_rib(ctl.neigh, ctl.rib);
+	ctl.rib6 = rib6_new(ctl.rib, NULL, NULL);
+	ctl.neigh6 = ctl.rib6 ? neigh6_new(&dp, cfg, ctl.rib6) : NULL;
+	if (!ctl.neigh6)
+		fatalx("out of memory starting the control thread");
+	rib6_set_seed(ctl.rib6, neigh6_l2_seed, ctl.neigh6);
 
 	if (ports_open(&dp, cfg, ctl.atm) != 0 || atm_start(ctl.atm, ctl.base, ctl.neigh) != 0 ||
 	    neigh_open(ctl.neigh) != 0)
+		goto out;
+	routes6_ports_setup(&dp, cfg);
+	if (neigh6_open(ctl.neigh6) != 0)
 		goto out;
 	/* Before any worker runs: frames to our addresses go to the kernel from the first. */
 	xdp = xdp_addrs_start(ctl.base, &dp);
 	if (xdp_arp_start(ctl.base, &dp, ctl.neigh, &xdp_arp) != 0)
 		goto out;
 	int failed = routes_apply_config(ctl.rib, cfg);
+	failed += routes6_apply_config(ctl.rib6, &dp, cfg);
 	if (failed)
 		log_warnx("%d route(s) from the configuration could not be installed", failed);
 	uid_t uid = (uid_t)-1;
@@ -414,7 +425,9 @@ out:
 		control_snmp_stop(&ctl);
 	ports_close(&dp);
 	neigh_free(ctl.neigh);
+	neigh6_free(ctl.neigh6);
 	atm_free(ctl.atm);
+	rib6_free(ctl.rib6);
 	rib_free(ctl.rib);
 	free(ctl.stats_base);
 	if (ctl.base)

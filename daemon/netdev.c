@@ -24,16 +24,12 @@
 
 #include "lib/log.h"
 #include "daemon/netdev.h"
+#include "daemon/netdev_priv.h"
 #include "config/config.h"
 
 /* Large enough for any single rtnetlink reply and for the kernel's dump chunks. */
 #define NETDEV_NL_BUF     (32u << 10)
 #define NETDEV_ADDR_BATCH 64u
-
-struct netdev_nl {
-	void *data;        /* for the message callback */
-	char ext_msg[160]; /* the kernel's extended-ACK text, if any */
-};
 
 struct netdev_link {
 	int ifindex;
@@ -61,7 +57,7 @@ struct netdev_addr_list {
 	struct netdev_addr a[NETDEV_ADDR_BATCH];
 };
 
-static const char *netdev_label(int ifindex, char buf[IF_NAMESIZE + 16])
+const char *netdev_label(int ifindex, char buf[IF_NAMESIZE + 16])
 {
 	if (!if_indextoname(ifindex, buf))
 		snprintf(buf, IF_NAMESIZE + 16, "ifindex %d", ifindex);
@@ -69,7 +65,7 @@ static const char *netdev_label(int ifindex, char buf[IF_NAMESIZE + 16])
 }
 
 /* ext: the kernel's extended-ACK text, or NULL/"" when it gave none. */
-static int netdev_fail(const char *dev, const char *action, int err, const char *ext)
+int netdev_fail(const char *dev, const char *action, int err, const char *ext)
 {
 	bool has_ext = ext && ext[0];
 	/* Changing links, addresses and offloads is CAP_NET_ADMIN's business. */
@@ -157,7 +153,7 @@ static int netdev_nl_run(struct mnl_socket *nl, struct nlmsghdr *nlh, mnl_cb_t c
  * Send one request and read until its ACK or, for dumps, NLMSG_DONE. Returns 0
  * or a negative errno (the kernel's, for a NACK, with ctx->ext_msg filled).
  */
-static int netdev_nl_talk(struct nlmsghdr *nlh, bool dump, mnl_cb_t cb, struct netdev_nl *ctx)
+int netdev_nl_talk(struct nlmsghdr *nlh, bool dump, mnl_cb_t cb, struct netdev_nl *ctx)
 {
 	/* The kernel answers at once; a stuck control thread would be worse than an error. */
 	struct timeval tmo = {.tv_sec = 5};
@@ -291,7 +287,7 @@ int netdev_link_is_up(int ifindex, bool *up)
 	return 0;
 }
 
-static int netdev_ack_cb(const struct nlmsghdr *nlh, void *arg)
+int netdev_ack_cb(const struct nlmsghdr *nlh, void *arg)
 {
 	return MNL_CB_OK;
 }

@@ -38,6 +38,14 @@ struct cfg_addr4;
 int netdev_addr4_set(int ifindex, const struct cfg_addr4 *addrs, unsigned n);
 
 /*
+ * Add the IPv6 addresses addrs[0..n-1] (already present is success), usable
+ * at once (no duplicate address detection). Addresses the netdev has besides
+ * are left alone: its link-local one is the kernel's.
+ */
+struct cfg_addr6;
+int netdev_addr6_set(int ifindex, const struct cfg_addr6 *addrs, unsigned n);
+
+/*
  * Turn off GRO (and LRO where the device has it): the datapath forwards frame
  * by frame and must never see aggregated super-packets. A device that cannot
  * change them is not an error.

@@ -8,16 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/log.h"
 #include "daemon/rib_priv.h"
-
-static uint32_t hash32(uint64_t k)
-{
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdull;
-	k ^= k >> 33;
-	return (uint32_t)k;
-}
+#include "lib/log.h"
 
 static uint64_t nh_key(enum nh_type type, uint16_t port, uint32_t gw)
 {
@@ -44,7 +36,7 @@ void ids_fini(struct id_pool *p)
 	free(p->pending);
 }
 
-static uint32_t ids_get(struct id_pool *p)
+uint32_t ids_get(struct id_pool *p)
 {
 	return p->nfree ? p->free[--p->nfree] : 0;
 }
@@ -64,7 +56,8 @@ uint32_t rib_nh_find(const struct rib *rib, enum nh_type type, uint16_t port, ui
 {
 	uint64_t key = nh_key(type, port, gw);
 
-	for (uint32_t id = rib->nh_bucket[hash32(key) % NH_BUCKETS]; id; id = rib->nh_meta[id].next)
+	for (uint32_t id = rib->nh_bucket[rib_hash32(key) % NH_BUCKETS]; id;
+	     id = rib->nh_meta[id].next)
 		if (rib->nh_meta[id].key == key)
 			return id;
 	return 0;
@@ -89,7 +82,7 @@ uint32_t rib_nh_ref(struct rib *rib, enum nh_type type, uint16_t port, uint32_t 
 	nh->l2 = type == NH_GATEWAY ? rib->seed(rib->seed_arg, port, gw) : 0;
 
 	uint64_t key = nh_key(type, port, gw);
-	uint32_t b = hash32(key) % NH_BUCKETS;
+	uint32_t b = rib_hash32(key) % NH_BUCKETS;
 	rib->nh_meta[id] = (struct nh_meta){.key = key, .refcnt = 1, .next = rib->nh_bucket[b]};
 	rib->nh_bucket[b] = id;
 	rib->nnh++;
@@ -102,7 +95,7 @@ void rib_nh_unref(struct rib *rib, uint32_t id)
 
 	if (--m->refcnt)
 		return;
-	uint32_t *pp = &rib->nh_bucket[hash32(m->key) % NH_BUCKETS];
+	uint32_t *pp = &rib->nh_bucket[rib_hash32(m->key) % NH_BUCKETS];
 	while (*pp != id)
 		pp = &rib->nh_meta[*pp].next;
 	*pp = m->next;
@@ -115,7 +108,7 @@ static uint32_t nhg_hash(const uint32_t *nh, const uint8_t *w, unsigned n)
 	uint64_t h = n;
 
 	for (unsigned i = 0; i < n; i++)
-		h = hash32(h ^ ((uint64_t)nh[i] << 8 | w[i])) + h * 31;
+		h = rib_hash32(h ^ ((uint64_t)nh[i] << 8 | w[i])) + h * 31;
 	return (uint32_t)h;
 }
 

@@ -61,7 +61,16 @@ struct rib {
 	uint64_t errors;
 };
 
+static inline uint32_t rib_hash32(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdull;
+	k ^= k >> 33;
+	return (uint32_t)k;
+}
+
 int ids_init(struct id_pool *p, uint32_t n);
+uint32_t ids_get(struct id_pool *p); /* 0 when none is free */
 void ids_fini(struct id_pool *p);
 void ids_reclaim(struct id_pool *p);
 

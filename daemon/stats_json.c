@@ -83,6 +83,28 @@ static void atm_ports_json(struct control *ctl, const struct stats_snapshot *s, 
 	fputc(']', out);
 }
 
+/* "fib6" (routes installed, by source), "nd" (as "arp") and "neighbors6". */
+static void ipv6_json(const struct control *ctl, FILE *out)
+{
+	struct fib6_stats fs;
+	struct neigh_counters nc;
+	uint64_t routes[RIB_SRC__MAX], errors;
+
+	fib6_get_stats(ctl->dp->fib6, &fs);
+	rib6_get_counts(ctl->rib6, routes, &errors);
+	neigh6_get_counters(ctl->neigh6, &nc);
+	fprintf(out, ",\"fib6\":{\"routes\":%lu,\"errors\":%lu,\"by-source\":{", fs.routes, errors);
+	for (int s = 0; s < RIB_SRC__MAX; s++)
+		fprintf(out, "%s\"%s\":%lu", s ? "," : "", rib_source_name(s), routes[s]);
+	fprintf(out,
+	        "}},\"nd\":{\"requests-sent\":%lu,\"replies-learned\":%lu,"
+	        "\"resolve-failed\":%lu,\"send-errors\":%lu,\"entries\":%lu,\"table-full\":%lu},"
+	        "\"neighbors6\":",
+	        nc.requests_sent, nc.replies_learned, nc.resolve_failed, nc.send_errors, nc.entries,
+	        nc.table_full);
+	neigh6_dump_json(ctl->neigh6, out);
+}
+
 void control_stats_json(struct control *ctl, FILE *out)
 {
 	static struct stats_snapshot snap; /* large; the control thread is the only caller */
@@ -112,6 +134,7 @@ void control_stats_json(struct control *ctl, FILE *out)
 	        nc.requests_sent, nc.replies_learned, nc.resolve_failed, nc.send_errors, nc.entries,
 	        nc.table_full);
 	neigh_dump_json(ctl->neigh, out);
+	ipv6_json(ctl, out);
 	fprintf(out, ",\"events-lost\":%lu,\"workers\":[", snap.events_lost);
 	for (unsigned w = 0; w < snap.nworkers; w++)
 		fprintf(out,

@@ -40,8 +40,9 @@ int dp_init(struct dataplane *dp, const struct fib_algo *fib_algo,
 
 	memset(dp, 0, sizeof(*dp));
 	rc = fib_create(&dp->fib, fib_algo ? fib_algo : FIB_ALGO_DEFAULT, fib_params);
+	dp->fib6 = fib6_create(0, 0);
 	dp->nht = calloc(1, sizeof(*dp->nht));
-	if (rc < 0 || !dp->nht) {
+	if (rc < 0 || !dp->fib6 || !dp->nht) {
 		dp_fini(dp);
 		return -ENOMEM;
 	}
@@ -60,6 +61,9 @@ void dp_fini(struct dataplane *dp)
 {
 	if (dp->fib.t)
 		fib_destroy(&dp->fib);
+	if (dp->fib6)
+		fib6_destroy(dp->fib6);
+	dp->fib6 = NULL;
 	free(dp->nht);
 	dp->nht = NULL;
 }

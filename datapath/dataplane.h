@@ -12,6 +12,7 @@
 
 #include "datapath/event_ring.h"
 #include "datapath/fib/fib.h"
+#include "datapath/fib/fib6.h"
 #include "datapath/nexthop.h"
 #include "datapath/port.h"
 #include "datapath/stats.h"
@@ -37,7 +38,8 @@ struct dataplane {
 	struct port ports[PORT_MAX];
 	unsigned nworkers;
 	struct worker *workers[WORKER_MAX];
-	struct fib fib; /* the algorithm chosen at dp_init, and its table */
+	struct fib fib;    /* the algorithm chosen at dp_init, and its table */
+	struct fib6 *fib6; /* IPv6 routes: next-hop group ids of nht, as fib */
 	struct nh_tables *nht;
 	struct dp_params params;
 	struct atm_vc *vcs; /* VC_MAX entries when ATM ports exist, else NULL */
@@ -53,7 +55,8 @@ void dp_params_set(struct dataplane *dp, const struct dp_params *p);
 
 /*
  * Allocate the FIB (fib_algo NULL: FIB_ALGO_DEFAULT; fib_params NULL: its
- * default sizes) and the next-hop tables. 0 or -ENOMEM.
+ * default sizes), the FIB6 (its default capacity: address space, touched as
+ * it grows) and the next-hop tables. 0 or -ENOMEM.
  */
 int dp_init(struct dataplane *dp, const struct fib_algo *fib_algo,
             const struct fib_params *fib_params);

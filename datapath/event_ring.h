@@ -18,6 +18,8 @@ enum dp_event_type {
 	DP_EV_VC_STATE,    /* VC `vc` went oper `val` (enum vc_oper); `port` = subinterface */
 	DP_EV_INATMARP,    /* InATMARP says `ip` is the far end of VC `vc` on subinterface `port` */
 	DP_EV_VC_PING,     /* on-demand loopback on VC `vc`: `val` = round trip in us, 0 = lost */
+	DP_EV_RESOLVE6,    /* need the MAC of IPv6 `ip6` on `port` (neighbour discovery) */
+	DP_EV_ND_SEEN,     /* an NS or NA said IPv6 `ip6` is at `mac` on `port` */
 };
 
 struct dp_event {
@@ -27,6 +29,7 @@ struct dp_event {
 	uint32_t ip; /* host order */
 	uint16_t vc;
 	uint32_t val;
+	uint8_t ip6[16]; /* network order */
 };
 
 struct event_ring {

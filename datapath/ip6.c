@@ -8,18 +8,6 @@
 #include "datapath/icmp6.h"
 #include "datapath/ip6.h"
 
-const char *const ip6_drop_name[IP6_DROP__MAX] = {
-#define X(id, name, desc) name,
-    IP6_DROP_REASONS(X)
-#undef X
-};
-
-const char *const ip6_drop_desc[IP6_DROP__MAX] = {
-#define X(id, name, desc) desc,
-    IP6_DROP_REASONS(X)
-#undef X
-};
-
 static inline uint64_t rd64(const uint8_t *p)
 {
 	return (uint64_t)rd32(p) << 32 | rd32(p + 4);
@@ -45,8 +33,8 @@ bool ip6_src_is_martian(const uint8_t *src)
 	return ip6_addr_is_multicast(src) || ip6_addr_is_loopback(src) || ip6_addr_is_v4mapped(src);
 }
 
-static enum ip6_drop param_problem(struct ip6_info *info, enum ip6_drop r, uint8_t code,
-                                   uint32_t ptr)
+static enum drop_reason param_problem(struct ip6_info *info, enum drop_reason r, uint8_t code,
+                                      uint32_t ptr)
 {
 	info->err = (struct ip6_err){ICMP6_PARAM_PROB, code, ptr};
 	return r;
@@ -57,8 +45,8 @@ static enum ip6_drop param_problem(struct ip6_info *info, enum ip6_drop r, uint8
  * Padding is limited as Linux limits it (7 octets in a row, PadN all zero), so
  * no packet can make us scan options we would not have scanned anyway.
  */
-static enum ip6_drop hbh_options(const uint8_t *ip, uint32_t off, uint32_t hlen,
-                                 struct ip6_info *info)
+static enum drop_reason hbh_options(const uint8_t *ip, uint32_t off, uint32_t hlen,
+                                    struct ip6_info *info)
 {
 	uint32_t i = off + 2, end = off + hlen;
 	unsigned opts = 0, pad = 0;
@@ -142,14 +130,14 @@ static uint32_t ext_len(uint8_t nh, uint8_t hlen)
 }
 
 /* The chain ends before the upper layer: a first fragment without it breaks RFC 7112. */
-static enum ip6_drop chain_truncated(struct ip6_info *info)
+static enum drop_reason chain_truncated(struct ip6_info *info)
 {
 	if (info->flags & IP6_F_FRAGMENT)
 		return param_problem(info, DROP_IP6_EXT_TRUNCATED, ICMP6_PP_INCOMPLETE_CHAIN, 0);
 	return DROP_IP6_EXT_TRUNCATED;
 }
 
-enum ip6_drop ip6_chain_walk(const uint8_t *ip, uint32_t len, struct ip6_info *info)
+enum drop_reason ip6_chain_walk(const uint8_t *ip, uint32_t len, struct ip6_info *info)
 {
 	uint8_t nh = ip[6];
 	uint32_t off = IP6_HLEN, nh_at = 6; /* where the Next Header naming `nh` sits */
@@ -175,7 +163,7 @@ enum ip6_drop ip6_chain_walk(const uint8_t *ip, uint32_t len, struct ip6_info *i
 			                     off);
 		info->n_ext++;
 		if (nh == IP6_NH_HOPOPTS) {
-			enum ip6_drop r;
+			enum drop_reason r;
 
 			info->flags |= IP6_F_HOPOPTS;
 			r = hbh_options(ip, off, hlen, info);
@@ -205,7 +193,7 @@ enum ip6_drop ip6_chain_walk(const uint8_t *ip, uint32_t len, struct ip6_info *i
 	return IP6_OK;
 }
 
-enum ip6_drop ip6_validate(const uint8_t *ip, uint32_t avail, struct ip6_info *info)
+enum drop_reason ip6_validate(const uint8_t *ip, uint32_t avail, struct ip6_info *info)
 {
 	const uint8_t *src = ip + 8, *dst = ip + 24;
 
@@ -231,8 +219,8 @@ enum ip6_drop ip6_validate(const uint8_t *ip, uint32_t avail, struct ip6_info *i
 	return ip6_chain_walk(ip, info->len, info);
 }
 
-enum ip6_drop ip6_egress_check(const uint8_t *ip, uint32_t len, uint32_t mtu, bool same_link,
-                               struct ip6_err *err)
+enum drop_reason ip6_egress_check(const uint8_t *ip, uint32_t len, uint32_t mtu, bool same_link,
+                                  struct ip6_err *err)
 {
 	*err = (struct ip6_err){0};
 	if (ip[7] <= 1) {

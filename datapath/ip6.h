@@ -4,7 +4,7 @@
  * RFC 4007). Pure functions over a buffer and a length: the worker calls
  * them, unit tests and fuzz targets call them directly.
  *
- * The forwarding pipeline they make (phase 2 wires it into the worker):
+ * The forwarding pipeline they make (datapath/worker.c classify6, worker_fwd6.c):
  *
  *   ip6_validate()      header, addresses, extension-header chain
  *      -> IP6_LOCAL     multicast or link-local destination: to the kernel
@@ -16,7 +16,7 @@
  * reason the IPv4 worker checks the TTL there: packets for the router itself
  * reach the kernel whatever their hop limit (MLD reports carry 1, ND 255).
  *
- * Drops, each a named reason (IP6_DROP_REASONS below), and why:
+ * Drops, each a named reason (IP6_DROP_REASONS in datapath/stats.h), and why:
  *
  *  ip6-truncated       fewer than 40 octets (RFC 8200 §3).
  *  ip6-version         version is not 6 (RFC 8200 §3).
@@ -80,11 +80,9 @@
  *                      RFC 4443 §3.2, never below 1280).
  *
  * Route and egress verdicts shared with IPv4 (no-route, blackhole,
- * unreachable, link-down, tx-full) stay the names of datapath/stats.h.
- * Merging into stats.h (phase 2): append IP6_DROP_REASONS(X) to its
- * DROP_REASONS(X) list; the constants keep their names (DROP_IP6_HOP_LIMIT),
- * `enum ip6_drop` becomes `enum drop_reason`, IP6_OK/IP6_LOCAL sentinels move
- * past DROP__MAX.
+ * unreachable, link-down, tx-full) keep the names of datapath/stats.h; the
+ * reasons above are listed there too (IP6_DROP_REASONS, part of
+ * DROP_REASONS), so every mirror of the list (YANG, MIB, stats) has them.
  */
 #ifndef CELLGATE_IP6_H
 #define CELLGATE_IP6_H
@@ -92,6 +90,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "datapath/stats.h"
 #include "lib/wire.h"
 
 #define ETHERTYPE_IPV6 0x86dd
@@ -116,34 +115,12 @@
 #define IP6_EXT_SPAN     512 /* octets of them; SRv6 headers of 31 SIDs fit */
 #define IP6_HBH_OPTS_MAX 8   /* non-padding options, as Linux's max_hbh_opts_number */
 
-#define IP6_DROP_REASONS(X)                                                                        \
-	X(IP6_TRUNCATED, "ip6-truncated", "frame too short for an IPv6 header")                    \
-	X(IP6_VERSION, "ip6-version", "IPv6 ethertype but version is not 6")                       \
-	X(IP6_PAYLOAD_LENGTH, "ip6-payload-length", "payload length beyond the frame")             \
-	X(IP6_BAD_SOURCE, "ip6-bad-source",                                                        \
-	  "source multicast, loopback, v4-mapped or :: (RFC 4291)")                                \
-	X(IP6_BAD_DEST, "ip6-bad-dest", "destination ::, loopback or v4-mapped (RFC 6890)")        \
-	X(IP6_MCAST_SCOPE, "ip6-mcast-scope", "multicast of reserved or interface-local scope")    \
-	X(IP6_EXT_TRUNCATED, "ip6-ext-truncated", "extension header past the payload")             \
-	X(IP6_EXT_ORDER, "ip6-ext-order", "Hop-by-Hop header not first (RFC 8200 4.1)")            \
-	X(IP6_EXT_LIMIT, "ip6-ext-limit", "too many or too long extension headers (RFC 8883)")     \
-	X(IP6_HBH_OPTION, "ip6-hbh-option", "Hop-by-Hop option says discard, or malformed")        \
-	X(IP6_HOP_LIMIT, "ip6-hop-limit", "hop limit would reach 0 (ICMPv6 time exceeded sent)")   \
-	X(IP6_SRC_SCOPE, "ip6-src-scope", "link-local source would leave its link (ICMPv6 sent)")  \
-	X(IP6_DST_SCOPE, "ip6-dst-scope", "link-local destination would leave its link")           \
-	X(IP6_TOO_BIG, "ip6-too-big", "larger than the egress MTU (ICMPv6 packet too big sent)")
-
-enum ip6_drop {
-#define X(id, name, desc) DROP_##id,
-	IP6_DROP_REASONS(X)
-#undef X
-	    IP6_DROP__MAX,
-	IP6_OK = IP6_DROP__MAX, /* forward: look the destination up */
-	IP6_LOCAL,              /* leave to the kernel */
-};
-
-extern const char *const ip6_drop_name[IP6_DROP__MAX];
-extern const char *const ip6_drop_desc[IP6_DROP__MAX];
+/*
+ * Verdicts: a drop reason of datapath/stats.h (IP6_DROP_REASONS there), or
+ * one of these two past DROP__MAX.
+ */
+#define IP6_OK    DROP__MAX       /* forward: look the destination up */
+#define IP6_LOCAL (DROP__MAX + 1) /* leave to the kernel */
 
 /* The ICMPv6 error a verdict calls for (RFC 4443); type 0 = none. */
 struct ip6_err {
@@ -174,7 +151,7 @@ struct ip6_info {
  * kernel; info->len only) or the drop reason (info->err says which ICMPv6
  * error, if any, the drop calls for).
  */
-enum ip6_drop ip6_validate(const uint8_t *ip, uint32_t avail, struct ip6_info *info);
+enum drop_reason ip6_validate(const uint8_t *ip, uint32_t avail, struct ip6_info *info);
 
 /*
  * Walk the extension headers of a packet of `len` octets (40 + Payload
@@ -183,7 +160,7 @@ enum ip6_drop ip6_validate(const uint8_t *ip, uint32_t avail, struct ip6_info *i
  * Used by ip6_validate() and, on packets already validated or about to be
  * quoted, by ICMPv6 and ND.
  */
-enum ip6_drop ip6_chain_walk(const uint8_t *ip, uint32_t len, struct ip6_info *info);
+enum drop_reason ip6_chain_walk(const uint8_t *ip, uint32_t len, struct ip6_info *info);
 
 /*
  * Once the route says the packet leaves by a port: hop limit, the scope zone
@@ -191,8 +168,8 @@ enum ip6_drop ip6_chain_walk(const uint8_t *ip, uint32_t len, struct ip6_info *i
  * MTU (`len` is what the link will carry: the packet, or for a GSO packet its
  * largest segment). IP6_OK, or the drop with its ICMPv6 error in *err.
  */
-enum ip6_drop ip6_egress_check(const uint8_t *ip, uint32_t len, uint32_t mtu, bool same_link,
-                               struct ip6_err *err);
+enum drop_reason ip6_egress_check(const uint8_t *ip, uint32_t len, uint32_t mtu, bool same_link,
+                                  struct ip6_err *err);
 
 /* RFC 8200 §3: no header checksum, so the decrement is the whole rewrite. */
 static inline void ip6_hop_limit_decrement(uint8_t *ip)

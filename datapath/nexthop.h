@@ -5,7 +5,9 @@
  * found in the FIB. An entry is written completely before any FIB entry refers
  * to it, and an id is reused only after an RCU grace period, so readers need
  * no lock. The one field that changes in place is `l2`, the resolved MAC and
- * ARP state, written as a single 64-bit word.
+ * ARP (or, for an IPv6 gateway, neighbour discovery) state, written as a
+ * single 64-bit word. IPv4 and IPv6 routes share these tables: a group
+ * reached from the FIB6 holds IPv6 next hops (gw6), one from the FIB IPv4 ones.
  */
 #ifndef CELLGATE_NEXTHOP_H
 #define CELLGATE_NEXTHOP_H
@@ -51,6 +53,14 @@ struct nhg {
 struct nh_tables {
 	struct nexthop nh[NH_MAX];
 	struct nhg nhg[NHG_MAX];
+	/*
+	 * The IPv6 gateway of nh[i] (network order) when nh[i] is a gateway
+	 * of IPv6 routes (their groups are reached from the FIB6 only), else
+	 * unused. Apart from struct nexthop so that IPv4 next hops stay 16
+	 * bytes; written with the rest of the entry, before any FIB refers
+	 * to it. nh[i].l2 is then the IPv6 neighbour's MAC and state.
+	 */
+	uint8_t gw6[NH_MAX][16];
 };
 
 static inline uint64_t nh_l2_pack(const uint8_t mac[6], enum neigh_state st)

@@ -109,6 +109,18 @@ struct port {
 	uint32_t mtu;      /* IP MTU of the netdev */
 	uint32_t ip4_addr; /* primary IPv4 address, host order (0 = none) */
 	/*
+	 * The source of ICMPv6 errors about packets received here (RFC 4443
+	 * §2.2: an address of the ingress interface), network order; all zero:
+	 * none, and no error is sent.
+	 */
+	uint8_t ip6_addr[16];
+	/*
+	 * Forward IPv6 received on this port and route IPv6 out of it (set
+	 * for Ethernet ports). Without it IPv6 is left to the kernel as before
+	 * (ATM subinterfaces: RFC 2684 IPv6 is phase 2b of issue 16).
+	 */
+	bool ip6;
+	/*
 	 * Set by queue_open when tx_burst hands gso_* and csum_* of a pkt to
 	 * the kernel, which segments and checksums for us. Without it the
 	 * worker completes partial checksums itself and cannot send a GSO

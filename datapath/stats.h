@@ -37,7 +37,30 @@
 	X(MTU_EXCEEDED, "mtu-exceeded",                                                            \
 	  "larger than the egress MTU with DF set (ICMP frag needed sent)")                        \
 	X(TX_FULL, "tx-full", "egress TX ring full")                                               \
-	X(LINK_DOWN, "link-down", "egress port's link is down (ICMP net unreachable sent)")
+	X(LINK_DOWN, "link-down", "egress port's link is down (ICMP net unreachable sent)")        \
+	IP6_DROP_REASONS(X)                                                                        \
+	X(ND_FAILED, "nd-failed",                                                                  \
+	  "IPv6 next hop did not answer neighbour discovery (ICMPv6 address unreachable sent)")    \
+	X(ND_HOLD_FULL, "nd-hold-full",                                                            \
+	  "waiting for neighbour discovery and the hold queue was full")
+
+/* IPv6 (RFC 8200, RFC 4291, RFC 4007): datapath/ip6.h says when and why each applies. */
+#define IP6_DROP_REASONS(X)                                                                        \
+	X(IP6_TRUNCATED, "ip6-truncated", "frame too short for an IPv6 header")                    \
+	X(IP6_VERSION, "ip6-version", "IPv6 ethertype but version is not 6")                       \
+	X(IP6_PAYLOAD_LENGTH, "ip6-payload-length", "payload length beyond the frame")             \
+	X(IP6_BAD_SOURCE, "ip6-bad-source",                                                        \
+	  "source multicast, loopback, v4-mapped or :: (RFC 4291)")                                \
+	X(IP6_BAD_DEST, "ip6-bad-dest", "destination ::, loopback or v4-mapped (RFC 6890)")        \
+	X(IP6_MCAST_SCOPE, "ip6-mcast-scope", "multicast of reserved or interface-local scope")    \
+	X(IP6_EXT_TRUNCATED, "ip6-ext-truncated", "extension header past the payload")             \
+	X(IP6_EXT_ORDER, "ip6-ext-order", "Hop-by-Hop header not first (RFC 8200 4.1)")            \
+	X(IP6_EXT_LIMIT, "ip6-ext-limit", "too many or too long extension headers (RFC 8883)")     \
+	X(IP6_HBH_OPTION, "ip6-hbh-option", "Hop-by-Hop option says discard, or malformed")        \
+	X(IP6_HOP_LIMIT, "ip6-hop-limit", "hop limit would reach 0 (ICMPv6 time exceeded sent)")   \
+	X(IP6_SRC_SCOPE, "ip6-src-scope", "link-local source would leave its link (ICMPv6 sent)")  \
+	X(IP6_DST_SCOPE, "ip6-dst-scope", "link-local destination would leave its link")           \
+	X(IP6_TOO_BIG, "ip6-too-big", "larger than the egress MTU (ICMPv6 packet too big sent)")
 
 enum drop_reason {
 #define X(id, name, desc) DROP_##id,

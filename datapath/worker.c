@@ -70,10 +70,54 @@ static void arp_snoop(struct worker *w, const struct pkt *p)
 }
 
 /*
- * First pass over one frame: everything but the FIB decision. Returns true if
- * the frame is a transit IPv4 candidate for the lookup.
+ * Octets after the datagram (a trailer, or padding) are no part of it: sent
+ * on they could take the frame past the egress MTU. Trimmed, but not below
+ * the 60-octet Ethernet minimum the frame already had.
  */
-static bool classify(struct worker *w, struct pkt *p)
+static void frame_trim(struct pkt *p, uint32_t frame)
+{
+	if (frame < ETH_FRAME_MIN)
+		frame = ETH_FRAME_MIN;
+	if (frame < p->len)
+		p->len = frame;
+}
+
+/*
+ * The IPv6 part of classify (RFC 8200 §3, §4): validated, left to the
+ * kernel when it is for the host (link-local and multicast destinations,
+ * link-layer broadcast and multicast; the router's own addresses are local
+ * routes in the FIB6), or a candidate for the FIB6 lookup (true).
+ */
+static bool classify6(struct worker *w, struct pkt *p, struct ip6_info *info)
+{
+	enum drop_reason r;
+
+	if (!w->dp->ports[p->in_port].ip6) {
+		worker_to_kernel(w, p);
+		return false;
+	}
+	r = ip6_validate(p->data + 14, p->len - 14, info);
+	if (r != IP6_OK && r != IP6_LOCAL) {
+		worker_drop(w, p, r);
+		worker_icmp6_reply(w, p, &info->err);
+		return false;
+	}
+	frame_trim(p, 14u + info->len);
+	if (r == IP6_LOCAL || p->l2_class != PKT_L2_HOST) {
+		worker_nd_snoop(w, p);
+		worker_to_kernel(w, p);
+		return false;
+	}
+	return true;
+}
+
+enum pkt_verdict { PKT_DONE, PKT_LOOKUP4, PKT_LOOKUP6 };
+
+/*
+ * First pass over one frame: everything but the FIB decision. Returns which
+ * lookup the frame is a transit candidate for, or PKT_DONE.
+ */
+static enum pkt_verdict classify(struct worker *w, struct pkt *p, struct ip6_info *info6)
 {
 	struct port_counters *c = &w->ctr->port[p->in_port];
 
@@ -83,46 +127,59 @@ static bool classify(struct worker *w, struct pkt *p)
 		CTR_ADD(c->rx_gso_packets, 1);
 	if (p->len < 14) {
 		worker_drop(w, p, DROP_L2_RUNT);
-		return false;
+		return PKT_DONE;
 	}
 	if (p->l2_class == PKT_L2_OTHERHOST) {
 		worker_drop(w, p, DROP_L2_OTHER_HOST);
-		return false;
+		return PKT_DONE;
 	}
 	uint16_t type = rd16(p->data + 12);
+	if (type == ETHERTYPE_IPV6)
+		return classify6(w, p, info6) ? PKT_LOOKUP6 : PKT_DONE;
 	if (type != ETHERTYPE_IPV4) {
 		if (type == ETHERTYPE_ARP)
 			arp_snoop(w, p);
 		worker_to_kernel(w, p);
-		return false;
+		return PKT_DONE;
 	}
 	const uint8_t *ip = p->data + 14;
 	enum drop_reason r = ip4_validate(ip, p->len - 14, dp_param(w->dp, ip_options_forward));
 	if (r != IP4_OK) {
 		worker_drop(w, p, r);
-		return false;
+		return PKT_DONE;
 	}
-	/*
-	 * Octets after the datagram (a trailer, or padding) are no part of it:
-	 * sent on they could take the frame past the egress MTU. Trimmed, but
-	 * not below the 60-octet Ethernet minimum the frame already had.
-	 */
-	uint32_t frame = 14u + rd16(ip + 2);
-	if (frame < ETH_FRAME_MIN)
-		frame = ETH_FRAME_MIN;
-	if (frame < p->len)
-		p->len = frame;
+	frame_trim(p, 14u + rd16(ip + 2));
 	/* Link-layer broadcast/multicast and multicast/limited-broadcast IP are the host's
 	 * business. */
 	if (p->l2_class != PKT_L2_HOST || ip4_dst_is_local_only(rd32(ip + 16))) {
 		worker_to_kernel(w, p);
-		return false;
+		return PKT_DONE;
 	}
 	if (ip4_src_is_martian(rd32(ip + 12))) {
 		worker_drop(w, p, DROP_IP_BAD_SOURCE);
-		return false;
+		return PKT_DONE;
 	}
-	return true;
+	return PKT_LOOKUP4;
+}
+
+/* The IPv6 candidates of a burst: one bulk FIB6 lookup, then each decided. */
+static void forward6_burst(struct worker *w, struct pkt *pkts, const uint8_t *idx,
+                           const struct ip6_info *info, unsigned k)
+{
+	const uint8_t *dst[BURST_MAX];
+	uint32_t val[BURST_MAX];
+
+	for (unsigned j = 0; j < k; j++)
+		dst[j] = pkts[idx[j]].data + 14 + 24;
+	fib6_lookup_bulk(w->dp->fib6, dst, val, k);
+	for (unsigned j = 0; j < k; j++) {
+		struct pkt *p = &pkts[idx[j]];
+		uint8_t ip6[16];
+		uint16_t port;
+
+		if (worker_forward6(w, p, val[j], &info[idx[j]], ip6, &port) == FWD_WAIT_ARP)
+			worker_hold_add6(w, p, ip6, port);
+	}
 }
 
 static unsigned worker_poll_queue(struct worker *w, struct port *pt)
@@ -130,8 +187,9 @@ static unsigned worker_poll_queue(struct worker *w, struct port *pt)
 	struct port_queue *q = pt->queues[w->id];
 	struct pkt pkts[BURST_MAX];
 	uint32_t dst[BURST_MAX], val[BURST_MAX];
-	uint8_t idx[BURST_MAX];
-	unsigned n, k = 0;
+	uint8_t idx[BURST_MAX], idx6[BURST_MAX];
+	struct ip6_info info6[BURST_MAX];
+	unsigned n, k = 0, k6 = 0;
 
 	n = pt->ops->rx_burst(q, pkts, BURST_MAX);
 	if (n == 0) {
@@ -140,9 +198,13 @@ static unsigned worker_poll_queue(struct worker *w, struct port *pt)
 		return 0;
 	}
 	for (unsigned i = 0; i < n; i++) {
-		if (classify(w, &pkts[i])) {
+		enum pkt_verdict v = classify(w, &pkts[i], &info6[i]);
+
+		if (v == PKT_LOOKUP4) {
 			dst[k] = rd32(pkts[i].data + 14 + 16);
 			idx[k++] = (uint8_t)i;
+		} else if (v == PKT_LOOKUP6) {
+			idx6[k6++] = (uint8_t)i;
 		}
 	}
 	fib_lookup_bulk(&w->dp->fib, dst, val, k);
@@ -154,6 +216,8 @@ static unsigned worker_poll_queue(struct worker *w, struct port *pt)
 		if (worker_forward(w, p, val[j], &ip, &port) == FWD_WAIT_ARP)
 			worker_hold_add(w, p, ip, port);
 	}
+	if (k6)
+		forward6_burst(w, pkts, idx6, info6, k6);
 	worker_tx_flush(w);
 	pt->ops->rx_release(q);
 	return n;
@@ -305,7 +369,7 @@ static struct worker *worker_new(struct dataplane *dp, unsigned id, int cpu)
 	w->cpu = cpu;
 	w->dp = dp;
 	w->ctr = aligned_alloc(64, sizeof(*w->ctr));
-	w->icmp_buf = malloc((size_t)BURST_MAX * ICMP_ERR_FRAME_MAX);
+	w->icmp_buf = malloc((size_t)BURST_MAX * ICMP_SLOT);
 	w->hold_mem = malloc(HOLD_MEM);
 	w->frag_buf = malloc((size_t)FRAG_BUFS * FRAG_BUF_SZ);
 	if (!w->ctr || !w->icmp_buf || !w->hold_mem || !w->frag_buf) {

@@ -29,7 +29,7 @@ void worker_drop(struct worker *w, const struct pkt *p, enum drop_reason r)
  * comes between their claim and this enqueue (a queued frame would be
  * overwritten by the next one built in the same slot).
  */
-static void tx_enqueue(struct worker *w, uint16_t port, struct pkt *p, enum tx_kind kind)
+void worker_tx_enqueue(struct worker *w, uint16_t port, struct pkt *p, enum tx_kind kind)
 {
 	struct tx_batch *b = &w->tx[port];
 
@@ -42,7 +42,7 @@ static void tx_enqueue(struct worker *w, uint16_t port, struct pkt *p, enum tx_k
 }
 
 /* Before claiming a scratch slot for a frame to `port`: flush now if anything would. */
-static void tx_room(struct worker *w, uint16_t port, bool scratch_full)
+void worker_tx_room(struct worker *w, uint16_t port, bool scratch_full)
 {
 	if (scratch_full || w->tx[port].n == TX_BATCH)
 		worker_tx_flush(w);
@@ -118,7 +118,7 @@ void worker_tx_flush(struct worker *w)
 	w->frag_used = 0;
 }
 
-static bool icmp_token_take(struct worker *w)
+bool worker_icmp_token_take(struct worker *w)
 {
 	uint32_t rate = dp_param(w->dp, icmp_rate);
 	uint64_t cap = (uint64_t)dp_param(w->dp, icmp_burst) * 1000;
@@ -146,20 +146,20 @@ void worker_icmp_reply(struct worker *w, const struct pkt *p, uint8_t type, uint
 
 	if (!icmp4_error_allowed(ip, p->l2_class != PKT_L2_HOST) || in->ip4_addr == 0)
 		return;
-	tx_room(w, p->in_port, w->icmp_used == BURST_MAX);
-	if (!icmp_token_take(w)) {
+	worker_tx_room(w, p->in_port, w->icmp_used == BURST_MAX);
+	if (!worker_icmp_token_take(w)) {
 		CTR_ADD(w->ctr->port[p->in_port].icmp_ratelimited, 1);
 		return;
 	}
 	struct pkt *out = &w->icmp_pkt[w->icmp_used];
 	/* Checksums complete, no offload: the other fields stay zero. */
-	*out = (struct pkt){.data = w->icmp_buf + (size_t)w->icmp_used * ICMP_ERR_FRAME_MAX,
+	*out = (struct pkt){.data = w->icmp_buf + (size_t)w->icmp_used * ICMP_SLOT,
 	                    .in_port = p->in_port,
 	                    .l2_class = PKT_L2_HOST};
 	out->len = icmp4_error_build(out->data, ip, rd16(ip + 2), p->data + 6, in->mac,
 	                             in->ip4_addr, type, code, mtu);
 	w->icmp_used++;
-	tx_enqueue(w, p->in_port, out, TX_GENERATED);
+	worker_tx_enqueue(w, p->in_port, out, TX_GENERATED);
 }
 
 static const struct nexthop *nh_select(const struct worker *w, const uint8_t *ip, uint32_t nhg_id)
@@ -189,7 +189,7 @@ static unsigned send_pieces(struct worker *w, const struct pkt *p, const struct 
 	bool last = false;
 
 	for (;;) {
-		tx_room(w, out->id, w->frag_used == FRAG_BUFS);
+		worker_tx_room(w, out->id, w->frag_used == FRAG_BUFS);
 		struct pkt *f = &w->frag_pkt[w->frag_used];
 		*f = (struct pkt){.data = w->frag_buf + (size_t)w->frag_used * FRAG_BUF_SZ,
 		                  .in_port = p->in_port,
@@ -201,7 +201,7 @@ static unsigned send_pieces(struct worker *w, const struct pkt *p, const struct 
 		f->len = 14 + len;
 		w->frag_used++;
 		n++;
-		tx_enqueue(w, out->id, f, last ? TX_FORWARDED : TX_FRAGMENT);
+		worker_tx_enqueue(w, out->id, f, last ? TX_FORWARDED : TX_FRAGMENT);
 	}
 }
 
@@ -345,7 +345,7 @@ static void send_to(struct worker *w, struct pkt *p, const struct port *out, uin
 	if (fits_mtu(p, out)) {
 		if (p->csum_partial && !out->tx_offload)
 			csum_complete(p);
-		tx_enqueue(w, out->id, p, TX_FORWARDED);
+		worker_tx_enqueue(w, out->id, p, TX_FORWARDED);
 		return;
 	}
 	/* egress_checks let only ordinary datagrams without DF get here. */

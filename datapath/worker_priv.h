@@ -7,6 +7,8 @@
 
 #include "datapath/dataplane.h"
 #include "datapath/icmp.h"
+#include "datapath/icmp6.h"
+#include "datapath/ip6.h"
 
 #define HOLD_MAX      256 /* packets waiting for ARP, per worker */
 #define HOLD_PER_DEST 4   /* and per destination, so one dead host cannot fill it */
@@ -18,6 +20,9 @@
 #define FRAG_BUFS     64
 #define FRAG_MTU_MAX  9216 /* larger MTUs fragment to 9216-byte pieces */
 #define FRAG_BUF_SZ   (14 + FRAG_MTU_MAX)
+/* One ICMP error in scratch: an ICMPv6 one quotes up to 1232 octets (RFC 4443 §2.4 (c)). */
+#define ICMP_SLOT ICMP6_ERR_FRAME_MAX
+_Static_assert(ICMP_SLOT >= ICMP_ERR_FRAME_MAX, "ICMP scratch slot too small for ICMPv4");
 
 enum tx_kind { TX_FORWARDED, TX_GENERATED, TX_FRAGMENT };
 
@@ -28,9 +33,11 @@ struct tx_batch {
 };
 
 struct hold_entry {
-	struct pkt pkt;  /* data points at buf */
-	uint32_t key_ip; /* the neighbour being resolved */
+	struct pkt pkt;      /* data points at buf */
+	uint32_t key_ip;     /* the neighbour being resolved (IPv4) */
+	uint8_t key_ip6[16]; /* the neighbour being resolved (IPv6, when v6) */
 	uint16_t key_port;
+	bool v6; /* an IPv6 packet, waiting for neighbour discovery */
 	uint64_t since_ms;
 	uint8_t *buf;
 	uint32_t cap; /* size of buf */
@@ -54,7 +61,7 @@ struct worker {
 	uint64_t tx_used; /* bitmap of ports with a non-empty batch (PORT_MAX <= 64) */
 
 	unsigned icmp_used;
-	uint8_t *icmp_buf; /* BURST_MAX * ICMP_ERR_FRAME_MAX scratch */
+	uint8_t *icmp_buf; /* BURST_MAX * ICMP_SLOT scratch */
 	struct pkt icmp_pkt[TX_BATCH];
 
 	unsigned frag_used;
@@ -92,6 +99,21 @@ void worker_tx_flush(struct worker *w);
 void worker_drop(struct worker *w, const struct pkt *p, enum drop_reason r);
 void worker_icmp_reply(struct worker *w, const struct pkt *p, uint8_t type, uint8_t code,
                        uint16_t mtu);
+void worker_tx_enqueue(struct worker *w, uint16_t port, struct pkt *p, enum tx_kind kind);
+void worker_tx_room(struct worker *w, uint16_t port, bool scratch_full);
+bool worker_icmp_token_take(struct worker *w);
+
+/*
+ * worker_fwd6.c: the IPv6 forwarding decision after the FIB6 lookup (`info`
+ * from ip6_validate, or NULL to walk the header chain again), and ICMPv6
+ * errors back to the sender of `p`. FWD_WAIT_ARP: wait for the neighbour
+ * *wait_ip6 on *wait_port.
+ */
+enum fwd_result worker_forward6(struct worker *w, struct pkt *p, uint32_t nhg_id,
+                                const struct ip6_info *info, uint8_t wait_ip6[16],
+                                uint16_t *wait_port);
+void worker_icmp6_reply(struct worker *w, const struct pkt *p, const struct ip6_err *err);
+void worker_nd_snoop(struct worker *w, const struct pkt *p);
 
 /* Count a frame as left to the kernel and hand it over where the port needs that. */
 static inline void worker_to_kernel(struct worker *w, const struct pkt *p)
@@ -105,6 +127,7 @@ static inline void worker_to_kernel(struct worker *w, const struct pkt *p)
 
 /* worker_hold.c */
 void worker_hold_add(struct worker *w, const struct pkt *p, uint32_t ip, uint16_t port);
+void worker_hold_add6(struct worker *w, const struct pkt *p, const uint8_t ip6[16], uint16_t port);
 void worker_hold_run(struct worker *w);
 
 #endif

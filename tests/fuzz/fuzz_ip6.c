@@ -73,7 +73,7 @@ static void check_errors(const uint8_t *ip, uint32_t len, bool l2_multicast)
 
 	for (unsigned t = 0; t < 4; t++) {
 		uint32_t flen, quote = len < ICMP6_ERR_QUOTE_MAX ? len : ICMP6_ERR_QUOTE_MAX;
-		enum ip6_drop r;
+		enum drop_reason r;
 
 		if (!icmp6_error_allowed(ip, len, l2_multicast, types[t][0], types[t][1]))
 			continue;
@@ -124,7 +124,7 @@ static void packet(const uint8_t *data, size_t size, uint8_t mode)
 	uint32_t len = size > sizeof(ip) ? sizeof(ip) : (uint32_t)size, plen;
 	struct ip6_info info, walk;
 	struct ip6_err err;
-	enum ip6_drop r;
+	enum drop_reason r;
 
 	memcpy(ip, data, len);
 	if (len >= IP6_HLEN && (mode & 2))
@@ -135,7 +135,7 @@ static void packet(const uint8_t *data, size_t size, uint8_t mode)
 		fix_icmp6(ip, len);
 	r = ip6_validate(ip, len, &info);
 	MUST(r <= IP6_LOCAL);
-	MUST(r >= IP6_DROP__MAX || ip6_drop_name[r] != NULL);
+	MUST(r >= DROP__MAX || drop_reason_name[r] != NULL);
 	if (r == IP6_OK) {
 		check_info(&info, len);
 		(void)ip6_flow_hash(ip, &info);

@@ -10,6 +10,8 @@
  * csum_start, csum_offset), in any combination, sane or not. Bit 4 of the
  * first record's flags makes the egress port take offloads (tx_offload), so
  * both the pass-through and the software segmentation paths are reached.
+ * Both ports forward IPv6 too (port.ip6, routes through daemon/rib6.c), so
+ * IPv6 frames take the IPv6 path: validation, FIB6, ICMPv6 errors, holds.
  * Every frame is classified, looked up, forwarded, held, fragmented or
  * dropped. Besides the sanitizers' checks, the accounting rule must hold
  * exactly after every input: rx = forwarded + to-kernel + drops + held.
@@ -17,7 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <arpa/inet.h>
+
 #include "daemon/rib.h"
+#include "daemon/rib6.h"
 #include "datapath/csum.h"
 #include "datapath/ip4.h"
 #include "tests/fuzz/fuzz_accounting.h"
@@ -27,12 +32,53 @@
 
 static struct dataplane dp;
 static struct rib *rib; /* kept reachable: setup lives for the whole run */
+static struct rib6 *rib6;
 
 static uint64_t seed(void *arg, uint16_t port, uint32_t ip)
 {
 	static const uint8_t mac[6] = {2, 0xbb, 0, 0, 0, 2};
 	/* Alternate states so both the send and the hold paths are reachable. */
 	return nh_l2_pack(mac, (ip & 1) ? NEIGH_REACHABLE : NEIGH_FAILED);
+}
+
+static uint64_t seed6(void *arg, uint16_t port, const uint8_t ip[16])
+{
+	static const uint8_t mac[6] = {2, 0xbb, 0, 0, 0, 3};
+	return nh_l2_pack(mac, (ip[15] & 1) ? NEIGH_REACHABLE : NEIGH_FAILED);
+}
+
+static const uint8_t *a6(const char *s)
+{
+	static uint8_t buf[4][16];
+	static unsigned next;
+	uint8_t *a = buf[next++ % 4];
+
+	inet_pton(AF_INET6, s, a);
+	return a;
+}
+
+/* Connected, local, gateway (resolved and failed), ECMP default, blackhole, unreachable. */
+static void setup6(void)
+{
+	struct rib6_path p0 = {.port = 0, .weight = 1}, p1 = {.port = 1, .weight = 1};
+	struct rib6_path gw = {.port = 1, .weight = 1},
+	                 two[2] = {{.port = 0, .weight = 1}, {.port = 1, .weight = 1}};
+
+	memcpy(gw.gw, a6("2001:db8:2::2"), 16);
+	memcpy(two[0].gw, a6("2001:db8:1::3"), 16);
+	memcpy(two[1].gw, a6("2001:db8:2::3"), 16);
+	for (unsigned p = 0; p < 2; p++) {
+		dp.ports[p].ip6 = true;
+		memcpy(dp.ports[p].ip6_addr, a6(p ? "2001:db8:2::1" : "2001:db8:1::1"), 16);
+	}
+	rib6 = rib6_new(rib, seed6, NULL);
+	rib6_route_set(rib6, a6("2001:db8:1::"), 64, RIB_SRC_CONNECTED, NH_GLEAN, &p0, 1);
+	rib6_route_set(rib6, a6("2001:db8:2::"), 64, RIB_SRC_CONNECTED, NH_GLEAN, &p1, 1);
+	rib6_route_set(rib6, a6("2001:db8:1::1"), 128, RIB_SRC_LOCAL, NH_LOCAL, NULL, 0);
+	rib6_route_set(rib6, a6("2001:db8:20::"), 48, RIB_SRC_STATIC, NH_GATEWAY, &gw, 1);
+	rib6_route_set(rib6, a6("::"), 0, RIB_SRC_STATIC, NH_GATEWAY, two, 2);
+	rib6_route_set(rib6, a6("2001:db8:66::"), 48, RIB_SRC_STATIC, NH_BLACKHOLE, NULL, 0);
+	rib6_route_set(rib6, a6("2001:db8:67::"), 48, RIB_SRC_STATIC, NH_UNREACHABLE, NULL, 0);
 }
 
 static void setup(void)
@@ -57,6 +103,7 @@ static void setup(void)
 	rib_route_set(rib, IP(10, 99, 0, 0), 16, RIB_SRC_STATIC, NH_GATEWAY, two, 2);
 	rib_route_set(rib, IP(10, 66, 0, 0), 16, RIB_SRC_STATIC, NH_BLACKHOLE, NULL, 0);
 	rib_route_set(rib, IP(10, 67, 0, 0), 16, RIB_SRC_STATIC, NH_UNREACHABLE, NULL, 0);
+	setup6();
 	dp_workers_create(&dp, NULL, 1);
 }
 

@@ -34,6 +34,14 @@ HOSTS = {
     "h3": ("eth2", "r-h3", "h3-r", "10.0.3.2", "10.0.3.1", ["10.99.0.1"]),
 }
 
+# IPv6 plan (Topology(ipv6=True)): host name -> (host /64 address, router
+# address, loopback /128 addresses).
+HOSTS6 = {
+    "h1": ("2001:db8:1::2", "2001:db8:1::1", []),
+    "h2": ("2001:db8:2::2", "2001:db8:2::1", ["2001:db8:20::1"]),
+    "h3": ("2001:db8:3::2", "2001:db8:3::1", []),
+}
+
 
 # The driver of the lab's Ethernet ports (default_config): "afpacket" unless
 # a module runs on several (LAB_DRIVERS, conftest.py) or CGLAB_DRIVER says.
@@ -154,7 +162,7 @@ class Topology:
     """h1 - r - h2 (+ h3) in fresh namespaces.  Use create()/destroy()."""
 
     def __init__(self, hosts=("h1", "h2", "h3"), owner_pid=None, mtu=None,
-                 offloads=False):
+                 offloads=False, ipv6=False):
         # The owner pid is part of the name so sweep_stale() can tell live
         # runs from leftovers of killed ones.
         tag = "%s%dx%04x" % (NS_PREFIX, owner_pid or os.getpid(),
@@ -170,6 +178,9 @@ class Topology:
         # creates them, so hosts send GSO super-packets with partial
         # checksums (cellgated takes them through PACKET_VNET_HDR).
         self.offloads = offloads
+        # True: IPv6 on, the hosts addressed and routed as HOSTS6 says (the
+        # router's addresses are cellgated's, from its port/ipv6).
+        self.ipv6 = ipv6
 
     @property
     def r(self):
@@ -193,8 +204,13 @@ class Topology:
             self.created.append(ns)
             run(["ip", "-n", ns, "link", "set", "lo", "up"])
             # No IPv6 chatter (RS/MLD/ND): counters stay deterministic.
-            run(["sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1",
-                 "net.ipv6.conf.default.disable_ipv6=1"], ns=ns)
+            # With ipv6: on, without router advertisements or autoconf.
+            v6 = "0" if self.ipv6 else "1"
+            run(["sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=" + v6,
+                 "net.ipv6.conf.default.disable_ipv6=" + v6,
+                 "net.ipv6.conf.default.accept_ra=0",
+                 "net.ipv6.conf.default.autoconf=0"], ns=ns)
+        run(["sysctl", "-qw", "net.ipv6.conf.all.forwarding=0"], ns=self.r)
         run(["sysctl", "-qw", "net.ipv4.ip_forward=0"], ns=self.r)
         for host in self.hosts:
             _, rdev, hdev, haddr, raddr, loaddrs = HOSTS[host]
@@ -212,6 +228,15 @@ class Topology:
                      "off", "tx", "off"], ns=hns)
             run(["ip", "-n", hns, "link", "set", hdev, "up"])
             run(["ip", "-n", hns, "route", "add", "default", "via", raddr])
+            if self.ipv6:
+                haddr6, raddr6, lo6 = HOSTS6[host]
+                run(["ip", "-n", hns, "-6", "addr", "add", haddr6 + "/64",
+                     "dev", hdev, "nodad"])
+                for a in lo6:
+                    run(["ip", "-n", hns, "-6", "addr", "add", a + "/128",
+                         "dev", "lo"])
+                run(["ip", "-n", hns, "-6", "route", "add", "default", "via",
+                     raddr6])
             if rdev in self.mtu:
                 run(["ip", "-n", self.r, "link", "set", rdev, "mtu",
                      str(self.mtu[rdev])])

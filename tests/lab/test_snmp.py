@@ -289,7 +289,7 @@ def test_walk_cellgate_mib(topo, routers, snmp, ifindex):  # noqa: F811
     assert ports[CG_PORT + ".3.%d" % ifindex("atm0")][1] == 2  # atm
     assert ports[CG_PORT + ".3.%d" % ifindex("atm0.200")][1] == 3  # atmSubinterface
     drops = snmp.walk(CG_PORT_DROP)
-    assert len(drops) == 6 * 18 * 2  # ports x CgPortDropCause values x (reason name, count)
+    assert len(drops) == 6 * 34 * 2  # ports x CgPortDropCause values x (reason name, count)
     assert drops[CG_PORT_DROP + ".2.%d.11" % ifindex("r-h1")][1] == "no-route"
     atm = snmp.walk(CG_ATM_PORT)
     assert len(atm) == 17 and atm[CG_ATM_PORT + ".5.%d" % ifindex("atm0")][1] > 0

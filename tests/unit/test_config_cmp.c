@@ -19,13 +19,16 @@
 static const char *json =
     "{\"cellgate:cellgate\": {\"system\": {\"workers\": 1},"
     " \"port\": [{\"name\": \"eth0\", \"driver\": \"afpacket\", \"netdev\": \"r-h1\","
-    "   \"ipv4\": {\"address\": [{\"ip\": \"10.0.1.1\", \"prefix-length\": 24}]}},"
+    "   \"ipv4\": {\"address\": [{\"ip\": \"10.0.1.1\", \"prefix-length\": 24}]},"
+    "   \"ipv6\": {\"address\": [{\"ip\": \"2001:db8:1::1\", \"prefix-length\": 64}]}},"
     "  {\"name\": \"atm0\", \"driver\": \"cellpw\", \"netdev\": \"r-pw\","
     "   \"cellpw\": {\"peer-mac\": \"02:00:00:00:00:02\", \"pw-label\": 100},"
     "   \"subinterface\": [{\"name\": \"atm0.100\", \"type\": \"point-to-point\","
     "     \"ipv4\": {\"address\": [{\"ip\": \"10.1.0.1\", \"prefix-length\": 30}]},"
     "     \"pvc\": [{\"vpi\": 0, \"vci\": 100, \"capture-file\": \"a.pcap\"}]}]}],"
-    " \"routing\": {\"fpm\": {\"allowed-peer\": [\"127.0.0.1\"]}},"
+    " \"routing\": {\"fpm\": {\"allowed-peer\": [\"127.0.0.1\"]},"
+    "   \"static-route6\": [{\"prefix\": \"::/0\", \"nexthop\": [{\"address\": "
+    "\"2001:db8:1::2\"}]}]},"
     " \"restconf\": {\"user\": [{\"name\": \"noc\", \"password-hash\": \"$6$x$y\"}]}}}";
 
 /* What means nothing: padding and slack bytes, set to noise in a copy. */
@@ -79,6 +82,14 @@ int main(void)
 	b.subifs[0].addrs[0].plen = 29;
 	CHECK(cfg_restart_only_diff(&a, &b, &path) && !strcmp(path, "/cellgate:cellgate/port"));
 	b.subifs[0].addrs[0].plen = a.subifs[0].addrs[0].plen;
+	b.ports[0].addrs6[0].plen = 56;
+	CHECK(cfg_restart_only_diff(&a, &b, &path) && !strcmp(path, "/cellgate:cellgate/port"));
+	b.ports[0].addrs6[0].plen = a.ports[0].addrs6[0].plen;
+	CHECK_EQ(a.nroutes6, 1);
+	b.nroutes6 = 0; /* IPv6 static routes change with a restart only, for now */
+	CHECK(cfg_restart_only_diff(&a, &b, &path) &&
+	      !strcmp(path, "/cellgate:cellgate/routing/static-route6"));
+	b.nroutes6 = a.nroutes6;
 	b.fpm.npeers++;
 	CHECK(cfg_restart_only_diff(&a, &b, &path) &&
 	      !strcmp(path, "/cellgate:cellgate/routing/fpm"));

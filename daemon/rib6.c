@@ -1,0 +1,343 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * IPv6 routes into the FIB6 (rib6.h). IPv6 gateway next hops live in the
+ * IPv4 RIB's next-hop hash chains under keys of their own (bit 63 set, which
+ * no IPv4 key has: nh_key puts the type, below 8, at bit 48), with a 32-bit
+ * hash of the gateway in the low bits; lookups compare the whole address
+ * (nht->gw6), so two gateways with the same hash stay two next hops. Next
+ * hops without a gateway (local, blackhole, unreachable, glean) are the
+ * IPv4 ones: the worker reads nothing family-specific in them.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/rib6.h"
+#include "daemon/rib_priv.h"
+#include "lib/addr.h"
+#include "lib/log.h"
+
+#define RIB6_BUCKETS 4096
+#define NH6_KEY_BIT  (1ull << 63)
+
+struct rib6_route {
+	uint8_t prefix[16];
+	uint8_t len;
+	uint32_t nhg[RIB_SRC__MAX];
+	uint32_t installed; /* group id in the FIB6, 0 = none */
+	struct rib6_route *next;
+};
+
+struct rib6 {
+	struct rib *rib;
+	rib6_l2_seed_fn seed;
+	void *seed_arg;
+	struct rib6_route *bucket[RIB6_BUCKETS];
+	uint64_t nroutes[RIB_SRC__MAX];
+	uint64_t errors;
+};
+
+static uint32_t addr_hash(const uint8_t a[16])
+{
+	uint64_t hi, lo;
+
+	memcpy(&hi, a, 8);
+	memcpy(&lo, a + 8, 8);
+	return rib_hash32(hi ^ rib_hash32(lo) ^ lo << 17);
+}
+
+static uint64_t nh6_key(enum nh_type type, uint16_t port, const uint8_t gw[16])
+{
+	return NH6_KEY_BIT | (uint64_t)type << 48 | (uint64_t)port << 32 | addr_hash(gw);
+}
+
+static const char *pfx6_str(const uint8_t p[16], uint8_t len, char *buf, size_t sz)
+{
+	char a[INET6_ADDRSTRLEN];
+
+	inet_str(AF_INET6, p, a, sizeof(a));
+	snprintf(buf, sz, "%s/%u", a, len);
+	return buf;
+}
+
+struct rib6 *rib6_new(struct rib *rib, rib6_l2_seed_fn seed, void *seed_arg)
+{
+	struct rib6 *r6 = calloc(1, sizeof(*r6));
+
+	if (!r6)
+		return NULL;
+	r6->rib = rib;
+	r6->seed = seed;
+	r6->seed_arg = seed_arg;
+	return r6;
+}
+
+void rib6_set_seed(struct rib6 *r6, rib6_l2_seed_fn seed, void *seed_arg)
+{
+	r6->seed = seed;
+	r6->seed_arg = seed_arg;
+}
+
+void rib6_free(struct rib6 *r6)
+{
+	if (!r6)
+		return;
+	for (unsigned b = 0; b < RIB6_BUCKETS; b++)
+		for (struct rib6_route *r = r6->bucket[b], *next; r; r = next) {
+			next = r->next;
+			free(r);
+		}
+	free(r6);
+}
+
+static uint32_t nh6_find(const struct rib6 *r6, enum nh_type type, uint16_t port,
+                         const uint8_t gw[16])
+{
+	const struct rib *rib = r6->rib;
+	uint64_t key = nh6_key(type, port, gw);
+
+	for (uint32_t id = rib->nh_bucket[rib_hash32(key) % NH_BUCKETS]; id;
+	     id = rib->nh_meta[id].next)
+		if (rib->nh_meta[id].key == key && !memcmp(rib->dp->nht->gw6[id], gw, 16))
+			return id;
+	return 0;
+}
+
+/* A reference to the IPv6 next hop (type, port, gw), created if needed; 0 when full. */
+static uint32_t nh6_ref(struct rib6 *r6, enum nh_type type, uint16_t port, const uint8_t gw[16])
+{
+	struct rib *rib = r6->rib;
+	uint32_t id = nh6_find(r6, type, port, gw);
+
+	if (id) {
+		rib->nh_meta[id].refcnt++;
+		return id;
+	}
+	id = ids_get(&rib->nh_ids);
+	if (!id)
+		return 0;
+	struct nexthop *nh = &rib->dp->nht->nh[id];
+	memcpy(rib->dp->nht->gw6[id], gw, 16);
+	nh->type = (uint8_t)type;
+	nh->port = port;
+	nh->gw = 0;
+	nh->l2 = type == NH_GATEWAY && r6->seed ? r6->seed(r6->seed_arg, port, gw) : 0;
+	uint64_t key = nh6_key(type, port, gw);
+	uint32_t b = rib_hash32(key) % NH_BUCKETS;
+	rib->nh_meta[id] = (struct nh_meta){.key = key, .refcnt = 1, .next = rib->nh_bucket[b]};
+	rib->nh_bucket[b] = id;
+	rib->nnh++;
+	return id;
+}
+
+/* The port a gateway is reached by: the connected prefix (glean) or host route covering it. */
+static int gateway_port(const struct rib6 *r6, const uint8_t gw[16])
+{
+	const struct dataplane *dp = r6->rib->dp;
+	uint32_t g = fib6_lookup(dp->fib6, gw);
+
+	if (!g)
+		return -1;
+	uint32_t id = dp->nht->nhg[g].slot[0];
+	const struct nexthop *nh = &dp->nht->nh[id];
+	if (nh->type == NH_GLEAN || (nh->type == NH_GATEWAY && !memcmp(dp->nht->gw6[id], gw, 16)))
+		return nh->port;
+	return -1;
+}
+
+/* One next hop of a group: 0 when skipped (logged). */
+static uint32_t path_nh(struct rib6 *r6, enum nh_type type, const struct rib6_path *p,
+                        const char *what)
+{
+	static const uint8_t zero[16];
+	const uint8_t *gw = p && (type == NH_GATEWAY || type == NH_NEIGH_FAILED) ? p->gw : zero;
+	int port = p ? p->port : 0;
+	char b[INET6_ADDRSTRLEN];
+	uint32_t id;
+
+	if (type == NH_GATEWAY && port < 0)
+		port = gateway_port(r6, gw);
+	if (port < 0) {
+		log_warnx("route %s: next hop %s is not on a connected prefix: path skipped", what,
+		          inet_str(AF_INET6, gw, b, sizeof(b)));
+		return 0;
+	}
+	if (gw == zero)
+		id = rib_nh_ref(r6->rib, type, (uint16_t)port, 0);
+	else
+		id = nh6_ref(r6, type, (uint16_t)port, gw);
+	if (!id)
+		log_warnx("route %s: next-hop table full (%u entries)", what, NH_MAX);
+	return id;
+}
+
+static uint32_t group_build(struct rib6 *r6, enum nh_type type, const struct rib6_path *paths,
+                            unsigned n, const char *what)
+{
+	uint32_t nh[NHG_PATHS_MAX];
+	uint8_t w[NHG_PATHS_MAX];
+	unsigned k = 0;
+	bool created;
+
+	if (type != NH_GATEWAY)
+		n = 1;
+	for (unsigned i = 0; i < n && k < NHG_PATHS_MAX; i++) {
+		uint32_t id = path_nh(r6, type, paths ? &paths[i] : NULL, what);
+		unsigned j = k;
+
+		if (!id)
+			continue;
+		/* Sorted by id so equal sets share one group (as rib.c). */
+		while (j > 0 && nh[j - 1] > id) {
+			nh[j] = nh[j - 1];
+			w[j] = w[j - 1];
+			j--;
+		}
+		nh[j] = id;
+		w[j] = paths && paths[i].weight ? paths[i].weight : 1;
+		k++;
+	}
+	if (k == 0)
+		return 0;
+	uint32_t g = rib_nhg_ref(r6->rib, nh, w, k, &created);
+	if (!created)
+		for (unsigned i = 0; i < k; i++)
+			rib_nh_unref(r6->rib, nh[i]);
+	if (!g)
+		log_warnx("route %s: next-hop group table full (%u entries)", what, NHG_MAX);
+	return g;
+}
+
+static uint32_t route_hash(const uint8_t prefix[16], uint8_t len)
+{
+	return (addr_hash(prefix) ^ len * 0x9e3779b9u) % RIB6_BUCKETS;
+}
+
+static struct rib6_route **route_slot(struct rib6 *r6, const uint8_t prefix[16], uint8_t len)
+{
+	struct rib6_route **pp = &r6->bucket[route_hash(prefix, len)];
+
+	while (*pp && ((*pp)->len != len || memcmp((*pp)->prefix, prefix, 16)))
+		pp = &(*pp)->next;
+	return pp;
+}
+
+/* Put the preferred source's group in the FIB6 if it is not there already. */
+static int route_program(struct rib6 *r6, struct rib6_route *r)
+{
+	struct fib6 *fib = r6->rib->dp->fib6;
+	uint32_t best = 0;
+	int err;
+
+	for (int s = 0; s < RIB_SRC__MAX && !best; s++)
+		best = r->nhg[s];
+	if (best == r->installed)
+		return 0;
+	err =
+	    best ? fib6_insert(fib, r->prefix, r->len, best) : fib6_delete(fib, r->prefix, r->len);
+	if (err) {
+		char what[INET6_ADDRSTRLEN + 4];
+		r6->errors++;
+		errno = -err;
+		log_warn("route %s: FIB6 %s", pfx6_str(r->prefix, r->len, what, sizeof(what)),
+		         best ? "insert" : "delete");
+		return err;
+	}
+	r->installed = best;
+	return 0;
+}
+
+static bool prefix_ok(const uint8_t p[16], uint8_t len)
+{
+	if (len > 128)
+		return false;
+	for (unsigned bit = len; bit < 128; bit++)
+		if (p[bit / 8] & (0x80 >> (bit % 8)))
+			return false;
+	return true;
+}
+
+int rib6_route_set(struct rib6 *r6, const uint8_t prefix[16], uint8_t len, enum rib_source source,
+                   enum nh_type type, const struct rib6_path *paths, unsigned npaths)
+{
+	char what[INET6_ADDRSTRLEN + 4];
+
+	pfx6_str(prefix, len, what, sizeof(what));
+	if (!prefix_ok(prefix, len)) {
+		log_warnx("route %s: host bits set or length above 128", what);
+		return -EINVAL;
+	}
+	uint32_t g = group_build(r6, type, paths, npaths, what);
+	if (!g)
+		return -ENETUNREACH;
+	struct rib6_route **pp = route_slot(r6, prefix, len), *r = *pp;
+	if (!r) {
+		r = calloc(1, sizeof(*r));
+		if (!r) {
+			rib_nhg_unref(r6->rib, g);
+			return -ENOMEM;
+		}
+		memcpy(r->prefix, prefix, 16);
+		r->len = len;
+		*pp = r;
+	}
+	uint32_t old = r->nhg[source];
+	r->nhg[source] = g;
+	if (!old)
+		r6->nroutes[source]++;
+	int err = route_program(r6, r);
+	if (old)
+		rib_nhg_unref(r6->rib, old);
+	return err;
+}
+
+int rib6_route_del(struct rib6 *r6, const uint8_t prefix[16], uint8_t len, enum rib_source source)
+{
+	struct rib6_route **pp = route_slot(r6, prefix, len), *r = *pp;
+
+	if (!r || !r->nhg[source])
+		return -ENOENT;
+	uint32_t old = r->nhg[source];
+	r->nhg[source] = 0;
+	r6->nroutes[source]--;
+	int err = route_program(r6, r);
+	rib_nhg_unref(r6->rib, old);
+	bool empty = r->installed == 0;
+	for (int s = 0; s < RIB_SRC__MAX; s++)
+		empty &= r->nhg[s] == 0;
+	if (empty) {
+		*pp = r->next;
+		free(r);
+	}
+	return err;
+}
+
+int rib6_route_best(const struct rib6 *r6, const uint8_t prefix[16], uint8_t len)
+{
+	const struct rib6_route *r = *route_slot((struct rib6 *)r6, prefix, len);
+
+	for (int s = 0; r && s < RIB_SRC__MAX; s++)
+		if (r->nhg[s])
+			return s;
+	return -1;
+}
+
+void rib6_nh_l2_update(struct rib6 *r6, uint16_t port, const uint8_t ip[16], uint64_t l2)
+{
+	uint32_t id = nh6_find(r6, NH_GATEWAY, port, ip);
+
+	if (id)
+		__atomic_store_n(&r6->rib->dp->nht->nh[id].l2, l2, __ATOMIC_RELEASE);
+}
+
+bool rib6_nh_gateway_exists(const struct rib6 *r6, uint16_t port, const uint8_t ip[16])
+{
+	return nh6_find(r6, NH_GATEWAY, port, ip) != 0;
+}
+
+void rib6_get_counts(const struct rib6 *r6, uint64_t routes[RIB_SRC__MAX], uint64_t *errors)
+{
+	memcpy(routes, r6->nroutes, sizeof(r6->nroutes));
+	*errors = r6->errors;
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The IPv6 routes of the RIB: every source's route per prefix, the best one
+ * (the preference of rib.h: local, connected, frr, static, neighbour)
+ * programmed into the FIB6. Next hops and groups are the IPv4 RIB's, in the
+ * same tables and id pools (rib_nh.c): an IPv6 gateway next hop keeps its
+ * address in nht->gw6 and is found by it, groups are shared by content, and
+ * freed ids wait for the same RCU grace period (rib_reclaim). Control
+ * thread only.
+ *
+ * The routes themselves sit in a chained hash table: the static, connected,
+ * local and neighbour routes of this phase (issue 16 phase 2a), not the
+ * full table FPM will bring (phase 2b gives them an ordered table and the
+ * route list).
+ */
+#ifndef CELLGATE_RIB6_H
+#define CELLGATE_RIB6_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "daemon/rib.h"
+
+struct rib6_path {
+	uint8_t gw[16]; /* all zero = on-link */
+	int port;       /* port id, or -1 = find it from the connected prefixes */
+	uint8_t weight; /* 1..255 */
+};
+
+struct rib6;
+
+/* Called when an IPv6 gateway next hop is created, to seed its MAC/state. */
+typedef uint64_t (*rib6_l2_seed_fn)(void *arg, uint16_t port, const uint8_t ip[16]);
+
+struct rib6 *rib6_new(struct rib *rib, rib6_l2_seed_fn seed, void *seed_arg);
+void rib6_free(struct rib6 *r6);
+void rib6_set_seed(struct rib6 *r6, rib6_l2_seed_fn seed, void *seed_arg);
+
+/*
+ * As rib_route_set: forward over `paths` (NH_GATEWAY) or one special next hop
+ * (NH_LOCAL, NH_BLACKHOLE, NH_UNREACHABLE, NH_GLEAN on paths[0].port,
+ * NH_NEIGH_FAILED towards paths[0].gw on paths[0].port). 0 or negative errno
+ * (logged with the prefix).
+ */
+int rib6_route_set(struct rib6 *r6, const uint8_t prefix[16], uint8_t len, enum rib_source source,
+                   enum nh_type type, const struct rib6_path *paths, unsigned npaths);
+int rib6_route_del(struct rib6 *r6, const uint8_t prefix[16], uint8_t len, enum rib_source source);
+
+/* The source whose route is installed for prefix/len, or -1. */
+int rib6_route_best(const struct rib6 *r6, const uint8_t prefix[16], uint8_t len);
+
+/* Set l2 (MAC + state) on every IPv6 next hop towards ip on port (gateway or failed). */
+void rib6_nh_l2_update(struct rib6 *r6, uint16_t port, const uint8_t ip[16], uint64_t l2);
+
+/* True if some installed next hop is an IPv6 gateway towards ip on port. */
+bool rib6_nh_gateway_exists(const struct rib6 *r6, uint16_t port, const uint8_t ip[16]);
+
+/* Routes per source, installed or not; routes that could not be programmed. */
+void rib6_get_counts(const struct rib6 *r6, uint64_t routes[RIB_SRC__MAX], uint64_t *errors);
+
+#endif

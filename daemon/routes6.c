@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <string.h>
+
+#include "daemon/routes6.h"
+#include "lib/log.h"
+
+void routes6_ports_setup(struct dataplane *dp, const struct cfg *cfg)
+{
+	for (unsigned p = 0; p < cfg->nports && p < dp->nports; p++) {
+		const struct cfg_port *cp = &cfg->ports[p];
+
+		dp->ports[p].ip6 = cp->naddrs6 > 0;
+		if (cp->naddrs6)
+			memcpy(dp->ports[p].ip6_addr, cp->addrs6[0].addr, 16);
+		/* Its XDP program redirects IPv4 transit only (datapath/xdp). */
+		if (cp->naddrs6 && dp->ports[p].ops == &port_afxdp_ops)
+			log_warnx("port %s: driver afxdp passes received IPv6 to the kernel: IPv6 "
+			          "is routed out of this port but not forwarded from it",
+			          dp->ports[p].name);
+	}
+}
+
+static unsigned connected6(struct rib6 *r6, unsigned port, const struct cfg_port *cp)
+{
+	struct rib6_path on_port = {.port = (int)port, .weight = 1};
+	unsigned failed = 0;
+
+	for (unsigned i = 0; i < cp->naddrs6; i++) {
+		const struct cfg_addr6 *a = &cp->addrs6[i];
+		uint8_t net[16];
+
+		failed += rib6_route_set(r6, a->addr, 128, RIB_SRC_LOCAL, NH_LOCAL, NULL, 0) != 0;
+		if (a->plen == 128)
+			continue;
+		memcpy(net, a->addr, 16);
+		for (unsigned bit = a->plen; bit < 128; bit++)
+			net[bit / 8] &= (uint8_t) ~(0x80 >> (bit % 8));
+		failed +=
+		    rib6_route_set(r6, net, a->plen, RIB_SRC_CONNECTED, NH_GLEAN, &on_port, 1) != 0;
+	}
+	return failed;
+}
+
+/* An Ethernet port with IPv6, by name: its dataplane index, else -1 (logged). */
+static int port6_index(const struct dataplane *dp, const struct cfg *cfg, const char *name,
+                       const struct cfg_route6 *r)
+{
+	int i = cfg_port_index(cfg, name);
+	char ip[INET6_ADDRSTRLEN];
+
+	if (i >= 0 && dp->ports[i].ip6)
+		return i;
+	log_warnx("static route %s/%u: port %s has no IPv6 addresses: route not installed",
+	          inet_ntop(AF_INET6, r->prefix, ip, sizeof(ip)), r->plen, name);
+	return -1;
+}
+
+static int static6_one(struct rib6 *r6, const struct dataplane *dp, const struct cfg *cfg,
+                       const struct cfg_route6 *r)
+{
+	static const uint8_t zero[16];
+	struct rib6_path paths[CFG_ECMP_MAX];
+
+	if (r->action == CFG_ROUTE_BLACKHOLE)
+		return rib6_route_set(r6, r->prefix, r->plen, RIB_SRC_STATIC, NH_BLACKHOLE, NULL,
+		                      0);
+	if (r->action == CFG_ROUTE_UNREACHABLE)
+		return rib6_route_set(r6, r->prefix, r->plen, RIB_SRC_STATIC, NH_UNREACHABLE, NULL,
+		                      0);
+	for (unsigned i = 0; i < r->nnexthops; i++) {
+		const struct cfg_nexthop6 *nh = &r->nexthops[i];
+
+		memcpy(paths[i].gw, nh->gateway, 16);
+		paths[i].port = nh->port[0] ? port6_index(dp, cfg, nh->port, r) : -1;
+		paths[i].weight = nh->weight ? nh->weight : 1;
+		if (nh->port[0] && paths[i].port < 0)
+			return -ENOENT;
+	}
+	/* On-link: one next hop without a gateway (config.h). */
+	if (r->nnexthops == 1 && !memcmp(r->nexthops[0].gateway, zero, 16))
+		return rib6_route_set(r6, r->prefix, r->plen, RIB_SRC_STATIC, NH_GLEAN, paths, 1);
+	return rib6_route_set(r6, r->prefix, r->plen, RIB_SRC_STATIC, NH_GATEWAY, paths,
+	                      r->nnexthops);
+}
+
+int routes6_apply_config(struct rib6 *r6, const struct dataplane *dp, const struct cfg *cfg)
+{
+	int failed = 0;
+
+	for (unsigned p = 0; p < cfg->nports; p++)
+		failed += (int)connected6(r6, p, &cfg->ports[p]);
+	for (unsigned i = 0; i < cfg->nroutes6; i++)
+		failed += static6_one(r6, dp, cfg, &cfg->routes6[i]) != 0;
+	return failed;
+}

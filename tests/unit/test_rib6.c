@@ -1,0 +1,219 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * IPv6 routes into the FIB6 (daemon/rib6.c): source preference, gateways
+ * found on connected prefixes, next hops and groups shared with the IPv4
+ * RIB's tables (and kept apart by address), neighbour state published,
+ * deletes falling back, and freed ids held for the grace period; and what
+ * the configuration puts there (daemon/routes6.c).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <string.h>
+
+#include "daemon/rib6.h"
+#include "daemon/routes6.h"
+#include "tests/unit/check.h"
+
+static struct dataplane dp;
+static struct rib *rib;
+static struct rib6 *r6;
+static const uint8_t mac[6] = {0x02, 0xbb, 0, 0, 0, 0x02};
+
+static const uint8_t *a6(const char *s)
+{
+	static uint8_t buf[8][16];
+	static unsigned next;
+	uint8_t *a = buf[next++ % 8];
+
+	CHECK(inet_pton(AF_INET6, s, a) == 1);
+	return a;
+}
+
+static uint64_t seed(void *arg, uint16_t port, const uint8_t ip[16])
+{
+	(void)arg;
+	(void)port;
+	/* 2001:db8:1::2 is known already: its next hop starts resolved. */
+	return memcmp(ip, a6("2001:db8:1::2"), 16) ? 0 : nh_l2_pack(mac, NEIGH_REACHABLE);
+}
+
+static uint64_t no_seed(void *arg, uint16_t port, uint32_t ip)
+{
+	return 0;
+}
+
+/* The first next hop the FIB6 gives for addr (NULL: no route), and its id. */
+static const struct nexthop *lookup(const char *addr, uint32_t *id)
+{
+	uint32_t g = fib6_lookup(dp.fib6, a6(addr));
+
+	if (!g)
+		return NULL;
+	*id = dp.nht->nhg[g].slot[0];
+	return &dp.nht->nh[*id];
+}
+
+static void test_connected_and_static(void)
+{
+	struct rib6_path on1 = {.port = 1, .weight = 1};
+	struct rib6_path gw = {.port = -1, .weight = 1};
+	const struct nexthop *nh;
+	uint32_t id, id2;
+
+	memcpy(gw.gw, a6("2001:db8:1::2"), 16);
+	CHECK_EQ(rib6_route_set(r6, a6("2001:db8:1::"), 64, RIB_SRC_CONNECTED, NH_GLEAN, &on1, 1),
+	         0);
+	CHECK_EQ(rib6_route_set(r6, a6("2001:db8:1::1"), 128, RIB_SRC_LOCAL, NH_LOCAL, NULL, 0), 0);
+	CHECK_EQ(rib6_route_set(r6, a6("2001:db8:20::"), 48, RIB_SRC_STATIC, NH_GATEWAY, &gw, 1),
+	         0);
+	nh = lookup("2001:db8:1::99", &id);
+	CHECK(nh && nh->type == NH_GLEAN && nh->port == 1);
+	nh = lookup("2001:db8:1::1", &id);
+	CHECK(nh && nh->type == NH_LOCAL);
+	nh = lookup("2001:db8:20::5", &id);
+	CHECK(nh && nh->type == NH_GATEWAY && nh->port == 1); /* port found on the prefix */
+	CHECK(!memcmp(dp.nht->gw6[id], gw.gw, 16));
+	CHECK_EQ(nh->l2, nh_l2_pack(mac, NEIGH_REACHABLE)); /* seeded */
+	CHECK(rib6_nh_gateway_exists(r6, 1, gw.gw));
+	CHECK(!rib6_nh_gateway_exists(r6, 0, gw.gw));
+	CHECK(lookup("2001:db9::1", &id) == NULL);
+
+	/* A second route through the same gateway shares its next hop. */
+	CHECK_EQ(rib6_route_set(r6, a6("2001:db8:21::"), 48, RIB_SRC_STATIC, NH_GATEWAY, &gw, 1),
+	         0);
+	lookup("2001:db8:21::1", &id2);
+	CHECK_EQ(id2, id);
+
+	/* A gateway off every connected prefix: the path is skipped, the route refused. */
+	struct rib6_path far = {.port = -1, .weight = 1};
+	memcpy(far.gw, a6("2001:db8:99::1"), 16);
+	CHECK_EQ(rib6_route_set(r6, a6("2001:db8:22::"), 48, RIB_SRC_STATIC, NH_GATEWAY, &far, 1),
+	         -ENETUNREACH);
+	CHECK(lookup("2001:db8:22::1", &id) == NULL);
+	CHECK_EQ(rib6_route_set(r6, a6("2001:db8:1::1"), 64, RIB_SRC_STATIC, NH_BLACKHOLE, NULL, 0),
+	         -EINVAL); /* host bits */
+}
+
+static void test_preference_and_delete(void)
+{
+	struct rib6_path a = {.port = 1, .weight = 1}, b = {.port = 1, .weight = 1};
+	const struct nexthop *nh;
+	uint32_t id;
+
+	memcpy(a.gw, a6("2001:db8:1::a"), 16);
+	memcpy(b.gw, a6("2001:db8:1::b"), 16);
+	CHECK_EQ(rib6_route_set(r6, a6("2001:db8:30::"), 48, RIB_SRC_STATIC, NH_GATEWAY, &a, 1), 0);
+	CHECK_EQ(rib6_route_set(r6, a6("2001:db8:30::"), 48, RIB_SRC_FRR, NH_GATEWAY, &b, 1), 0);
+	CHECK_EQ(rib6_route_best(r6, a6("2001:db8:30::"), 48), RIB_SRC_FRR); /* FRR wins */
+	nh = lookup("2001:db8:30::1", &id);
+	CHECK(nh && !memcmp(dp.nht->gw6[id], b.gw, 16));
+	CHECK_EQ(nh->l2, 0); /* unresolved */
+	rib6_nh_l2_update(r6, 1, b.gw, nh_l2_pack(mac, NEIGH_REACHABLE));
+	CHECK_EQ(nh->l2, nh_l2_pack(mac, NEIGH_REACHABLE));
+	CHECK(!rib_reclaim_pending(rib));
+	CHECK_EQ(rib6_route_del(r6, a6("2001:db8:30::"), 48, RIB_SRC_FRR), 0);
+	nh = lookup("2001:db8:30::1", &id);
+	CHECK(nh && !memcmp(dp.nht->gw6[id], a.gw, 16)); /* back to static */
+	CHECK(rib_reclaim_pending(rib));                 /* b's next hop and group wait */
+	rib_reclaim(rib);
+	CHECK_EQ(rib6_route_del(r6, a6("2001:db8:30::"), 48, RIB_SRC_FRR), -ENOENT);
+	CHECK_EQ(rib6_route_del(r6, a6("2001:db8:30::"), 48, RIB_SRC_STATIC), 0);
+	CHECK(lookup("2001:db8:30::1", &id) == NULL);
+	CHECK_EQ(rib6_route_best(r6, a6("2001:db8:30::"), 48), -1);
+
+	uint64_t routes[RIB_SRC__MAX], errors;
+	rib6_get_counts(r6, routes, &errors);
+	CHECK_EQ(routes[RIB_SRC_STATIC], 2);
+	CHECK_EQ(routes[RIB_SRC_FRR], 0);
+	CHECK_EQ(errors, 0);
+}
+
+/* ECMP over two IPv6 gateways; an IPv4 route keeps its own next hops beside them. */
+static void test_ecmp_and_ipv4(void)
+{
+	struct rib6_path two[2] = {{.port = 1, .weight = 1}, {.port = 1, .weight = 1}};
+	struct rib_path p4 = {.gw = 0x0a000202, .port = 1, .weight = 1};
+	uint32_t g;
+
+	memcpy(two[0].gw, a6("2001:db8:1::c"), 16);
+	memcpy(two[1].gw, a6("2001:db8:1::d"), 16);
+	CHECK_EQ(rib6_route_set(r6, a6("::"), 0, RIB_SRC_STATIC, NH_GATEWAY, two, 2), 0);
+	g = fib6_lookup(dp.fib6, a6("2a00::1"));
+	CHECK(g != 0);
+	CHECK_EQ(dp.nht->nhg[g].npaths, 2);
+	CHECK(memcmp(dp.nht->gw6[dp.nht->nhg[g].slot[0]], dp.nht->gw6[dp.nht->nhg[g].slot[1]],
+	             16) != 0);
+	CHECK_EQ(rib_route_set(rib, 0x0a140000, 16, RIB_SRC_STATIC, NH_GATEWAY, &p4, 1), 0);
+	uint32_t g4 = fib_lookup(&dp.fib, 0x0a140001);
+	CHECK(g4 != 0 && g4 != g);
+	CHECK_EQ(dp.nht->nh[dp.nht->nhg[g4].slot[0]].gw, 0x0a000202);
+	CHECK(rib_nh_gateway_exists(rib, 1, 0x0a000202));
+	CHECK(!rib6_nh_gateway_exists(r6, 1, a6("::a00:202")));
+}
+
+/* port/ipv6 and static-route6 of a configuration, into the FIB6 (routes6.c). */
+static void test_config_routes(void)
+{
+	static struct cfg cfg;
+	static struct cfg_route6 r[4];
+	const struct nexthop *nh;
+	uint32_t id;
+
+	cfg.nports = 2;
+	snprintf(cfg.ports[0].name, sizeof(cfg.ports[0].name), "eth0");
+	snprintf(cfg.ports[1].name, sizeof(cfg.ports[1].name), "eth1");
+	cfg.ports[0].naddrs6 = 1;
+	memcpy(cfg.ports[0].addrs6[0].addr, a6("2001:db8:40::1"), 16);
+	cfg.ports[0].addrs6[0].plen = 64;
+	/* a /128 needs no connected route */
+	memcpy(r[0].prefix, a6("2001:db8:41::"), 16);
+	r[0].plen = 48;
+	r[0].nnexthops = 1;
+	memcpy(r[0].nexthops[0].gateway, a6("2001:db8:40::9"), 16);
+	memcpy(r[1].prefix, a6("2001:db8:42::"), 16); /* on-link out of eth0 */
+	r[1].plen = 64;
+	r[1].nnexthops = 1;
+	snprintf(r[1].nexthops[0].port, sizeof(r[1].nexthops[0].port), "eth0");
+	memcpy(r[2].prefix, a6("2001:db8:43::"), 16);
+	r[2].plen = 48;
+	r[2].action = CFG_ROUTE_UNREACHABLE;
+	memcpy(r[3].prefix, a6("2001:db8:44::"), 16); /* eth1 has no IPv6: refused */
+	r[3].plen = 48;
+	r[3].nnexthops = 1;
+	snprintf(r[3].nexthops[0].port, sizeof(r[3].nexthops[0].port), "eth1");
+	cfg.routes6 = r;
+	cfg.nroutes6 = 4;
+	routes6_ports_setup(&dp, &cfg);
+	CHECK(dp.ports[0].ip6 && !dp.ports[1].ip6);
+	CHECK(!memcmp(dp.ports[0].ip6_addr, a6("2001:db8:40::1"), 16));
+	CHECK_EQ(routes6_apply_config(r6, &dp, &cfg), 1);
+	nh = lookup("2001:db8:40::1", &id);
+	CHECK(nh && nh->type == NH_LOCAL);
+	nh = lookup("2001:db8:40::77", &id);
+	CHECK(nh && nh->type == NH_GLEAN && nh->port == 0);
+	nh = lookup("2001:db8:41::1", &id);
+	CHECK(nh && nh->type == NH_GATEWAY && nh->port == 0);
+	CHECK(!memcmp(dp.nht->gw6[id], a6("2001:db8:40::9"), 16));
+	nh = lookup("2001:db8:42::1", &id);
+	CHECK(nh && nh->type == NH_GLEAN && nh->port == 0);
+	nh = lookup("2001:db8:43::1", &id);
+	CHECK(nh && nh->type == NH_UNREACHABLE);
+	CHECK_EQ(rib6_route_best(r6, a6("2001:db8:44::"), 48), -1);
+}
+
+int main(void)
+{
+	CHECK_EQ(dp_init(&dp, NULL, &(struct fib_params){.tbl8_groups = 64}), 0);
+	dp.nports = 2;
+	rib = rib_new(&dp, no_seed, NULL);
+	r6 = rib6_new(rib, seed, NULL);
+	CHECK(rib && r6);
+	test_connected_and_static();
+	test_preference_and_delete();
+	test_ecmp_and_ipv4();
+	test_config_routes();
+	rib6_free(r6);
+	rib_free(rib);
+	dp_fini(&dp);
+	return check_report("test_rib6");
+}
