@@ -23,6 +23,7 @@
 
 #include "config/config.h"
 #include "mgmt/restconf/rc_priv.h"
+#include "tests/fuzz/fuzz_rc_setup.h"
 
 #ifndef SRC_DIR
 #error "build with -DSRC_DIR=\"<source tree>\""
@@ -43,29 +44,7 @@ int rc_running_reload(struct restconf *r, struct restconf_err *err)
 
 static void setup(void)
 {
-	char errbuf[1024], *json = NULL;
-	size_t len = 0;
-	struct cfg cfg;
-	FILE *f;
-
-	snprintf(rc.yang_dir, sizeof(rc.yang_dir), "%s/mgmt/yang", SRC_DIR);
-	rc.ctx = cfg_yang_ctx_new(rc.yang_dir, errbuf, sizeof(errbuf));
-	if (!rc.ctx || cfg_load(SRC_DIR "/tests/unit/config/good-full.json", rc.yang_dir, &cfg,
-	                        errbuf, sizeof(errbuf)) != 0) {
-		fprintf(stderr, "fuzz_restconf: %s\n", errbuf);
-		abort();
-	}
-	/* The running tree as server.c builds it: the printed config, validated with defaults. */
-	f = open_memstream(&json, &len);
-	if (!f || cfg_print(&cfg, f) != 0)
-		abort();
-	fclose(f);
-	if (lyd_parse_data_mem(rc.ctx, json, LYD_JSON, LYD_PARSE_STRICT | LYD_PARSE_NO_STATE,
-	                       LYD_VALIDATE_NO_STATE | LYD_VALIDATE_PRESENT,
-	                       &rc.running) != LY_SUCCESS)
-		abort();
-	free(json);
-	cfg_free(&cfg);
+	fuzz_rc_running_load(&rc, "fuzz_restconf");
 	ly_log_options(LY_LOSTORE); /* errors are read from the context, as the server does */
 }
 
