@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "config/config_priv.h"
+#include "lib/addr.h"
 #include "lib/json.h"
 
 static bool addr6_parse(const char *s, uint8_t out[16])
@@ -141,7 +142,7 @@ int cfg_check_raw_prefix6(const struct cfg_pstate *ps, const char *raw)
 	return cfg_errf(ps, -EINVAL,
 	                "/cellgate:cellgate/routing/static-route6[prefix='%s']/prefix: "
 	                "host bits set in %s (the network is %s%s)",
-	                raw, raw, inet_ntop(AF_INET6, a, net, sizeof(net)), slash);
+	                raw, raw, inet_str(AF_INET6, a, net, sizeof(net)), slash);
 }
 
 int cfg_fill_routes6(const struct cfg_pstate *ps, struct cfg *cfg, const struct lyd_node *routing)
@@ -181,7 +182,7 @@ void cfg_print_ipv6(FILE *out, const struct cfg_addr6 *addrs, unsigned naddrs, i
 	fprintf(out, ",\n%*s\"ipv6\": {\n%*s\"address\": [\n", indent, "", indent + 2, "");
 	for (unsigned i = 0; i < naddrs; i++)
 		fprintf(out, "%*s{\"ip\": \"%s\", \"prefix-length\": %u}%s\n", indent + 4, "",
-		        inet_ntop(AF_INET6, addrs[i].addr, ip, sizeof(ip)), addrs[i].plen,
+		        inet_str(AF_INET6, addrs[i].addr, ip, sizeof(ip)), addrs[i].plen,
 		        i + 1 < naddrs ? "," : "");
 	fprintf(out, "%*s]\n%*s}", indent + 2, "", indent, "");
 }
@@ -197,7 +198,7 @@ static void print_route6(FILE *out, const struct cfg_route6 *r)
 	char ip[INET6_ADDRSTRLEN];
 
 	fprintf(out, "        {\n          \"prefix\": \"%s/%u\",\n",
-	        inet_ntop(AF_INET6, r->prefix, ip, sizeof(ip)), r->plen);
+	        inet_str(AF_INET6, r->prefix, ip, sizeof(ip)), r->plen);
 	fprintf(out, "          \"action\": \"%s\"", action[r->action]);
 	if (r->nnexthops == 1 && !memcmp(r->nexthops[0].gateway, zero, 16)) {
 		fprintf(out, ",\n          \"interface\": ");
@@ -208,7 +209,7 @@ static void print_route6(FILE *out, const struct cfg_route6 *r)
 			const struct cfg_nexthop6 *nh = &r->nexthops[i];
 
 			fprintf(out, "            {\"address\": \"%s\"",
-			        inet_ntop(AF_INET6, nh->gateway, ip, sizeof(ip)));
+			        inet_str(AF_INET6, nh->gateway, ip, sizeof(ip)));
 			if (nh->port[0]) {
 				fprintf(out, ", \"interface\": ");
 				json_str(out, nh->port);

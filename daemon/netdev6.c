@@ -10,6 +10,7 @@
 #include "config/config.h"
 #include "daemon/netdev.h"
 #include "daemon/netdev_priv.h"
+#include "lib/addr.h"
 
 /*
  * RTM_NEWADDR for one IPv6 address. IFA_F_NODAD: the address is configured
@@ -27,7 +28,7 @@ static int netdev_addr6_add(int ifindex, const uint8_t addr[16], uint8_t plen)
 	struct ifaddrmsg *ifa;
 	int err;
 
-	snprintf(what, sizeof(what), "add address %s/%u", inet_ntop(AF_INET6, addr, ip, sizeof(ip)),
+	snprintf(what, sizeof(what), "add address %s/%u", inet_str(AF_INET6, addr, ip, sizeof(ip)),
 	         plen);
 	nlh->nlmsg_type = RTM_NEWADDR;
 	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_CREATE | NLM_F_REPLACE;

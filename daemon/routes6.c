@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "daemon/routes6.h"
+#include "lib/addr.h"
 #include "lib/log.h"
 
 void routes6_ports_setup(struct dataplane *dp, const struct cfg *cfg)
@@ -53,7 +54,7 @@ static int port6_index(const struct dataplane *dp, const struct cfg *cfg, const 
 	if (i >= 0 && dp->ports[i].ip6)
 		return i;
 	log_warnx("static route %s/%u: port %s has no IPv6 addresses: route not installed",
-	          inet_ntop(AF_INET6, r->prefix, ip, sizeof(ip)), r->plen, name);
+	          inet_str(AF_INET6, r->prefix, ip, sizeof(ip)), r->plen, name);
 	return -1;
 }
 

@@ -63,8 +63,7 @@ struct rc_gate_conn {
 	struct evbuffer_cb_entry *cbe;
 	struct event *timer;
 	bool tls, busy, head_started;
-	bool admitted; /* counts against max-connections (decided at accept, in accept order) */
-	bool over_cap; /* refused at accept: closed on the first turn of the loop */
+	bool over_cap; /* refused at accept (in accept order): closed on the first turn of the loop */
 	bool peer_known;
 	uint64_t released_ms; /* when evhttp let go, 0 while it has it */
 	enum gate_state state;
@@ -257,7 +256,7 @@ static unsigned live_conns(struct rc_listener *l)
 	unsigned n = 0;
 
 	for (struct rc_gate_conn *g = l->conns; g; g = g->next)
-		n += g->admitted && g->state != G_DISCARD && !released(g);
+		n += !g->over_cap && g->state != G_DISCARD && !released(g);
 	return n;
 }
 
@@ -393,7 +392,6 @@ struct bufferevent *rc_gate_bev(struct event_base *base, void *arg)
 	 * timers that look at the sockets next fire in no set order).
 	 */
 	g->over_cap = l->tcp && live_conns(l) >= l->rc->max_conns;
-	g->admitted = !g->over_cap;
 	g->next = l->conns;
 	if (g->next)
 		g->next->pprev = &g->next;
