@@ -385,6 +385,45 @@ def sanitizer_errors(log):
     return [ln for ln in log.splitlines() if any(b in ln for b in bad)]
 
 
+class LineReader:
+    """Lines from a child's stdout pipe, each waited for with a timeout.
+
+    select() on a text pipe followed by readline() loses lines: readline()
+    may pull two lines ("connected\nsent\n") into Python's buffer, and the
+    next select() then waits for bytes that already arrived. This reads
+    the raw descriptor and keeps its own buffer."""
+
+    def __init__(self, pipe):
+        self.fd = pipe.fileno()
+        self.buf = b""
+        self.eof = False
+
+    def line(self, timeout=10):
+        """The next line without its newline, or None at a timeout or EOF."""
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self.buf and not self.eof:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self.fd], [], [], left)[0]:
+                return None
+            chunk = os.read(self.fd, 4096)
+            self.eof = not chunk
+            self.buf += chunk
+        if b"\n" not in self.buf:
+            return None
+        ln, self.buf = self.buf.split(b"\n", 1)
+        return ln.decode(errors="replace").strip()
+
+    def expect(self, word, timeout=10):
+        """True once a line equal to word arrives (other lines are skipped)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            ln = self.line(max(0.0, deadline - time.monotonic()))
+            if ln is None:
+                return False
+            if ln == word:
+                return True
+
+
 def wait_for(pred, timeout, interval=0.1):
     deadline = time.monotonic() + timeout
     while True:

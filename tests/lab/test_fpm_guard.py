@@ -14,7 +14,6 @@ zebra (fpmfeed.py) connects from h1 or from the router's own namespace.
 """
 
 import os
-import select
 import subprocess
 import time
 
@@ -43,19 +42,11 @@ class Feeder:
     def __init__(self, topo, ns, host, *action):
         self.p = topo.popen(ns, [lab.PYTHON, FEED, host, "2620"] + list(action),
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
+                            stderr=subprocess.STDOUT)
+        self.lines = lab.LineReader(self.p.stdout)
 
     def expect(self, word, timeout=10):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if not select.select([self.p.stdout], [], [], 0.2)[0]:
-                continue
-            line = self.p.stdout.readline()
-            if not line:
-                return False
-            if line.strip() == word:
-                return True
-        return False
+        return self.lines.expect(word, timeout)
 
     def close(self):
         if self.p.poll() is None:

@@ -538,17 +538,16 @@ FEED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fpmfeed.py")
 def squatter(topo):
     """A process on the router that connects to the FPM port and holds it."""
     p = topo.popen("r", [PY, FEED, "127.0.0.1", "2620", "hold"], stdin=subprocess.PIPE,
-                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    ready = select.select([p.stdout], [], [], 10)[0] and p.stdout.readline().strip()
+                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    p.lines = lab.LineReader(p.stdout)
+    ready = p.lines.line(10)
     assert ready == "connected", ready
     return p
 
 
 def squatter_closed(p, timeout=5):
     """True when cellgated closed the squatter's connection."""
-    if not select.select([p.stdout], [], [], timeout)[0]:
-        return False
-    return p.stdout.readline().strip() == "closed"
+    return p.lines.expect("closed", timeout)
 
 
 def squatter_stop(p):
