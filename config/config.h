@@ -38,14 +38,15 @@ enum cfg_atm_encap {
 	CFG_ENCAP_LLC_SNAP = 0,
 	CFG_ENCAP_VCMUX_IPV4,
 	CFG_ENCAP_LLC_BRIDGED,
-	CFG_ENCAP_VCMUX_BRIDGED
+	CFG_ENCAP_VCMUX_BRIDGED,
+	CFG_ENCAP_VCMUX_IPV6 /* 6.1 routed IPv6: point-to-point subinterfaces only */
 };
-#define CFG_ENCAP_NAMES {"llc-snap", "vc-mux-ipv4", "llc-bridged", "vc-mux-bridged"}
+#define CFG_ENCAP_NAMES {"llc-snap", "vc-mux-ipv4", "llc-bridged", "vc-mux-bridged", "vc-mux-ipv6"}
 
 /* The octets an encapsulation puts in front of an IP packet in the AAL5 SDU. */
 static inline unsigned cfg_encap_hdr_len(enum cfg_atm_encap e)
 {
-	static const unsigned len[] = {8, 0, 10 + 14, 2 + 14};
+	static const unsigned len[] = {8, 0, 10 + 14, 2 + 14, 0};
 
 	return len[e];
 }
@@ -92,6 +93,8 @@ struct cfg_subif {
 	enum cfg_subif_type type;
 	unsigned naddrs;
 	struct cfg_addr4 addrs[CFG_ADDR_MAX];
+	unsigned naddrs6; /* ipv6: point-to-point subinterfaces forward IPv6 with one */
+	struct cfg_addr6 addrs6[CFG_ADDR_MAX];
 };
 
 struct cfg_port {
@@ -124,7 +127,8 @@ struct cfg_nexthop {
 /* routing/static-route6: as cfg_route, IPv6 (on-link: one next hop, gateway ::). */
 struct cfg_nexthop6 {
 	uint8_t gateway[16];
-	char port[PORT_NAME_MAX]; /* Ethernet port; "" = through the connected prefixes */
+	char port[PORT_NAME_MAX]; /* Ethernet port or ATM subinterface; "" = through the
+	                             connected prefixes */
 	uint8_t weight;
 };
 

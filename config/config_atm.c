@@ -87,7 +87,8 @@ static bool cfg_pvc_inatmarp(const struct lyd_node *arp, const struct cfg_subif 
 
 	if (en)
 		return !strcmp(lyd_get_value(en), "true");
-	return s->type == CFG_SUBIF_MULTIPOINT && encap != CFG_ENCAP_VCMUX_IPV4;
+	return s->type == CFG_SUBIF_MULTIPOINT && encap != CFG_ENCAP_VCMUX_IPV4 &&
+	       encap != CFG_ENCAP_VCMUX_IPV6;
 }
 
 /* The schema allows nothing else; its default is llc-snap. */
@@ -185,6 +186,8 @@ static int cfg_fill_subif(const struct cfg_pstate *ps, struct cfg *cfg, unsigned
 	s->port = port;
 	s->type = strcmp(cfg_str(sn, "type"), "multipoint") ? CFG_SUBIF_P2P : CFG_SUBIF_MULTIPOINT;
 	rc = cfg_fill_ipv4(ps, cfg_child(sn, "ipv4"), s->addrs, &s->naddrs);
+	if (!rc)
+		rc = cfg_fill_ipv6(ps, cfg_child(sn, "ipv6"), s->addrs6, &s->naddrs6);
 	LY_LIST_FOR(lyd_child(sn), n)
 	{
 		if (!rc && !strcmp(n->schema->name, "pvc"))

@@ -96,6 +96,7 @@ static void print_subif(FILE *out, const struct cfg *cfg, unsigned subif)
 	fprintf(out, ",\n            \"type\": \"%s\"",
 	        s->type == CFG_SUBIF_MULTIPOINT ? "multipoint" : "point-to-point");
 	cfg_print_ipv4(out, s->addrs, s->naddrs, 12);
+	cfg_print_ipv6(out, s->addrs6, s->naddrs6, 12);
 	if (v) {
 		fprintf(out, ",\n            \"pvc\": [\n");
 		for (; v; v = next_pvc(cfg, subif, v)) {

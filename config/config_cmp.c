@@ -56,7 +56,8 @@ static bool port_same(const struct cfg_port *a, const struct cfg_port *b)
 static bool subif_same(const struct cfg_subif *a, const struct cfg_subif *b)
 {
 	return !strcmp(a->name, b->name) && a->port == b->port && a->type == b->type &&
-	       addrs_same(a->addrs, a->naddrs, b->addrs, b->naddrs);
+	       addrs_same(a->addrs, a->naddrs, b->addrs, b->naddrs) &&
+	       addrs6_same(a->addrs6, a->naddrs6, b->addrs6, b->naddrs6);
 }
 
 static bool ports_same(const struct cfg *a, const struct cfg *b)

@@ -20,6 +20,9 @@ static int subif_vc_for(const struct atm_subif_rt *rt, uint32_t ip)
 
 	if (rt->set.p2p)
 		return rt->set.p2p_vc;
+	/* No IPv4 destination (IPv6 from the kernel): nothing maps it to one of several VCs. */
+	if (ip == 0)
+		return -1;
 	for (unsigned v = 0; v < cfg->npvcs; v++) {
 		if (cfg->pvcs[v].subif != rt->s)
 			continue;

@@ -101,6 +101,8 @@ uint8_t atm_vc_encap(enum cfg_atm_encap e)
 		return VC_ENCAP_LLC_BRIDGED;
 	case CFG_ENCAP_VCMUX_BRIDGED:
 		return VC_ENCAP_VCMUX_BRIDGED;
+	case CFG_ENCAP_VCMUX_IPV6:
+		return VC_ENCAP_VCMUX_IPV6;
 	default:
 		return VC_ENCAP_LLC_SNAP;
 	}
@@ -225,6 +227,7 @@ int atm_subif_setup(struct atm_ctl *a, unsigned s)
 	pt->ip4_addr = cs->naddrs ? cs->addrs[0].addr : 0;
 	rt->set.atm_port = &a->dp->ports[cs->port];
 	rt->set.p2p = cs->type == CFG_SUBIF_P2P;
+	pt->p2p = rt->set.p2p; /* its next hops are the VC: no neighbour discovery */
 	/* The subinterface's MTU: the smallest of its VCs', so any VC can carry what fits. */
 	for (unsigned v = 0; v < cfg->npvcs; v++) {
 		if (cfg->pvcs[v].subif != s)
@@ -237,7 +240,8 @@ int atm_subif_setup(struct atm_ctl *a, unsigned s)
 	pt->drv = &rt->set;
 	if ((err = tun_create(cs->name, pt->mtu, &rt->set.tun_fd, &pt->ifindex)) != 0)
 		return err;
-	return netdev_addr4_set(pt->ifindex, cs->addrs, cs->naddrs);
+	err = netdev_addr4_set(pt->ifindex, cs->addrs, cs->naddrs);
+	return err ? err : netdev_addr6_set(pt->ifindex, cs->addrs6, cs->naddrs6);
 }
 
 int atm_vc_of_pvc(const struct atm_ctl *a, unsigned pvc)

@@ -7,8 +7,26 @@
 #include "lib/addr.h"
 #include "lib/log.h"
 
+/*
+ * A point-to-point ATM subinterface with IPv6 addresses forwards IPv6 like an
+ * Ethernet port; the configuration allows them on no other (a multipoint one
+ * would need IPv6 address resolution per VC).
+ */
+static void subifs6_setup(struct dataplane *dp, const struct cfg *cfg)
+{
+	for (unsigned s = 0; s < cfg->nsubifs && cfg->nports + s < dp->nports; s++) {
+		const struct cfg_subif *cs = &cfg->subifs[s];
+		struct port *pt = &dp->ports[cfg->nports + s];
+
+		pt->ip6 = cs->naddrs6 > 0 && cs->type == CFG_SUBIF_P2P;
+		if (pt->ip6)
+			memcpy(pt->ip6_addr, cs->addrs6[0].addr, 16);
+	}
+}
+
 void routes6_ports_setup(struct dataplane *dp, const struct cfg *cfg)
 {
+	subifs6_setup(dp, cfg);
 	for (unsigned p = 0; p < cfg->nports && p < dp->nports; p++) {
 		const struct cfg_port *cp = &cfg->ports[p];
 
@@ -23,13 +41,14 @@ void routes6_ports_setup(struct dataplane *dp, const struct cfg *cfg)
 	}
 }
 
-static unsigned connected6(struct rib6 *r6, unsigned port, const struct cfg_port *cp)
+static unsigned connected6(struct rib6 *r6, unsigned port, const struct cfg_addr6 *addrs,
+                           unsigned naddrs)
 {
 	struct rib6_path on_port = {.port = (int)port, .weight = 1};
 	unsigned failed = 0;
 
-	for (unsigned i = 0; i < cp->naddrs6; i++) {
-		const struct cfg_addr6 *a = &cp->addrs6[i];
+	for (unsigned i = 0; i < naddrs; i++) {
+		const struct cfg_addr6 *a = &addrs[i];
 		uint8_t net[16];
 
 		failed += rib6_route_set(r6, a->addr, 128, RIB_SRC_LOCAL, NH_LOCAL, NULL, 0) != 0;
@@ -44,12 +63,15 @@ static unsigned connected6(struct rib6 *r6, unsigned port, const struct cfg_port
 	return failed;
 }
 
-/* An Ethernet port with IPv6, by name: its dataplane index, else -1 (logged). */
+/* A port or ATM subinterface with IPv6, by name: its dataplane index, else -1 (logged). */
 static int port6_index(const struct dataplane *dp, const struct cfg *cfg, const char *name,
                        const struct cfg_route6 *r)
 {
 	int i = cfg_port_index(cfg, name);
 	char ip[INET6_ADDRSTRLEN];
+
+	if (i < 0 && (i = cfg_subif_index(cfg, name)) >= 0)
+		i += (int)cfg->nports;
 
 	if (i >= 0 && dp->ports[i].ip6)
 		return i;
@@ -91,7 +113,11 @@ int routes6_apply_config(struct rib6 *r6, const struct dataplane *dp, const stru
 	int failed = 0;
 
 	for (unsigned p = 0; p < cfg->nports; p++)
-		failed += (int)connected6(r6, p, &cfg->ports[p]);
+		failed += (int)connected6(r6, p, cfg->ports[p].addrs6, cfg->ports[p].naddrs6);
+	for (unsigned s = 0; s < cfg->nsubifs; s++)
+		if (dp->ports[cfg->nports + s].ip6)
+			failed += (int)connected6(r6, cfg->nports + s, cfg->subifs[s].addrs6,
+			                          cfg->subifs[s].naddrs6);
 	for (unsigned i = 0; i < cfg->nroutes6; i++)
 		failed += static6_one(r6, dp, cfg, &cfg->routes6[i]) != 0;
 	return failed;

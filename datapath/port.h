@@ -116,10 +116,18 @@ struct port {
 	uint8_t ip6_addr[16];
 	/*
 	 * Forward IPv6 received on this port and route IPv6 out of it (set
-	 * for Ethernet ports). Without it IPv6 is left to the kernel as before
-	 * (ATM subinterfaces: RFC 2684 IPv6 is phase 2b of issue 16).
+	 * for Ethernet ports and point-to-point ATM subinterfaces with IPv6
+	 * addresses). Without it IPv6 is left to the kernel as before.
 	 */
 	bool ip6;
+	/*
+	 * Point-to-point: whatever leaves here reaches the one neighbour at
+	 * the other end (an ATM subinterface's only PVC), so an IPv6 next hop
+	 * needs no neighbour discovery to be sent to (RFC 2492 §3: on a PVC
+	 * the peer is the VC). The destination MAC the worker writes is then
+	 * meaningless and ignored by the driver.
+	 */
+	bool p2p;
 	/*
 	 * Set by queue_open when tx_burst hands gso_* and csum_* of a pkt to
 	 * the kernel, which segments and checksums for us. Without it the

@@ -17,6 +17,8 @@ enum rfc2684_encap atm_vc_rfc2684(const struct atm_vc *vc)
 	switch (vc->cfg.encap) {
 	case VC_ENCAP_VCMUX_IPV4:
 		return RFC2684_VCMUX_IPV4;
+	case VC_ENCAP_VCMUX_IPV6:
+		return RFC2684_VCMUX_IPV6;
 	case VC_ENCAP_LLC_BRIDGED:
 		return RFC2684_LLC_BRIDGED;
 	case VC_ENCAP_VCMUX_BRIDGED:
@@ -289,8 +291,10 @@ int atm_vc_send_l3(struct atm_portq *q, uint16_t vc_id, uint16_t type, const uin
 		}
 		return q->ops->vc_send(q, vc_id, llc, RFC2684_LLC_LEN, l3, len);
 	case VC_ENCAP_VCMUX_IPV4:
-		if (type != 0x0800) {
-			vc_discard(vc, VC_DROP_UNKNOWN_LLC); /* VC-mux IPv4 carries IPv4 only */
+	case VC_ENCAP_VCMUX_IPV6:
+		/* RFC 2684 6.1: a VC-mux VC carries its one protocol only. */
+		if (type != (vc->cfg.encap == VC_ENCAP_VCMUX_IPV4 ? 0x0800 : 0x86dd)) {
+			vc_discard(vc, VC_DROP_UNKNOWN_LLC);
 			return VC_DROP_UNKNOWN_LLC;
 		}
 		return q->ops->vc_send(q, vc_id, NULL, 0, l3, len);

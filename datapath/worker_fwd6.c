@@ -8,8 +8,12 @@
  * batches and scratch are those of IPv4 (worker_fwd.c). No allocation, lock,
  * syscall or log.
  *
+ * A point-to-point egress (an ATM subinterface's one PVC, RFC 2492 §3) needs
+ * no neighbour: a gateway or on-link next hop there is sent at once.
+ *
  * Simplifications of this phase (issue 16 phase 2a), each a counted drop:
- *  - an egress port without `ip6` (ATM subinterfaces) is no route for IPv6;
+ *  - an egress port without `ip6` (multipoint ATM subinterfaces, ports
+ *    without IPv6 addresses) is no route for IPv6;
  *  - a GSO super-packet (PKT_GSO_TCP6) goes out whole to a port with
  *    tx_offload, which segments it; to a port without, it is dropped as
  *    ip6-too-big without an ICMPv6 error (its segments would fit, so Packet
@@ -170,11 +174,30 @@ static void csum_complete6(struct pkt *p)
 	wr16(p->data + at, c ? c : 0xffff);
 }
 
+/*
+ * The egress port's own verdict (tx_check: an ATM subinterface's VC down, or
+ * none for the next hop), before the source MAC is ours so that the ICMPv6
+ * error goes back to the sender's. True if refused (dropped, counted).
+ */
+static bool tx_refuse6(struct worker *w, const struct pkt *p, const struct port *out)
+{
+	int r = out->ops->tx_check(out->queues[w->id], p);
+
+	if (r < 0)
+		return false;
+	/* RFC 4443 §3.1: code 3 when the link-layer address (here: the VC) is unknown. */
+	drop6(w, p, (enum drop_reason)r, ICMP6_DST_UNREACH,
+	      r == DROP_ARP_FAILED ? ICMP6_CODE_ADDR_UNREACH : ICMP6_CODE_NO_ROUTE);
+	return true;
+}
+
 static void send6(struct worker *w, struct pkt *p, const struct port *out, uint64_t l2)
 {
 	uint8_t *eth = p->data;
 
 	nh_l2_mac(l2, eth);
+	if (out->ops->tx_check && tx_refuse6(w, p, out))
+		return;
 	memcpy(eth + 6, out->mac, 6);
 	ip6_hop_limit_decrement(eth + 14);
 	if (p->csum_partial && !out->tx_offload)
@@ -189,7 +212,7 @@ static enum fwd_result via_gateway(struct worker *w, struct pkt *p, const struct
 {
 	uint64_t l2 = __atomic_load_n(&nh->l2, __ATOMIC_ACQUIRE);
 
-	if (nh_l2_state(l2) == NEIGH_REACHABLE) {
+	if (nh_l2_state(l2) == NEIGH_REACHABLE || out->p2p) {
 		send6(w, p, out, l2);
 		return FWD_DONE;
 	}
@@ -246,6 +269,10 @@ enum fwd_result worker_forward6(struct worker *w, struct pkt *p, uint32_t nhg_id
 		/* On-link destination with no host route yet: it is its own neighbour. */
 		if (!egress6_checks(w, p, out, info))
 			return FWD_DONE;
+		if (out->p2p) {
+			send6(w, p, out, 0);
+			return FWD_DONE;
+		}
 		memcpy(wait_ip6, ip + 24, 16);
 		*wait_port = nh->port;
 		return FWD_WAIT_ARP;

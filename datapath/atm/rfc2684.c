@@ -33,9 +33,16 @@ int rfc2684_decap(enum rfc2684_encap e, const uint8_t *sdu, size_t len, uint16_t
 		break;
 	case RFC2684_VCMUX_IPV4:
 	case RFC2684_VCMUX_IPV6:
-		/* §6.1: the VC itself says what it carries; the SDU is the bare packet. */
+		/*
+		 * §6.1: the VC itself says what it carries; the SDU is the bare packet.
+		 * A packet whose version nibble is not the VC's protocol is no PDU of
+		 * this VC (the far end is misconfigured): refused here, where the VC
+		 * counts it, rather than parsed as what it is not.
+		 */
 		if (len == 0)
 			return RFC2684_ERR_SHORT;
+		if (sdu[0] >> 4 != (e == RFC2684_VCMUX_IPV4 ? 4 : 6))
+			return RFC2684_ERR_UNKNOWN_LLC;
 		*ethertype = e == RFC2684_VCMUX_IPV4 ? 0x0800 : 0x86dd;
 		*hdr_len = 0;
 		return 0;

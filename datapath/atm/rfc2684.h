@@ -26,7 +26,8 @@ enum rfc2684_encap {
 #define RFC2684_ERR_SHORT       (-1) /* nothing after the header (or not even a header) */
 #define RFC2684_ERR_UNKNOWN_LLC (-2) /* other LLC/OUI/PID: ISO NLPID, routed on a bridged VC or
                                         the reverse, bridged with FCS or not 802.3, other
-                                        EtherType, a bridged PAD that is not zero */
+                                        EtherType, a bridged PAD that is not zero; on
+                                        VC-mux, a packet whose IP version is not the VC's */
 #define RFC2684_ERR_ENCAP       (-3) /* `e` is not an rfc2684_encap value */
 
 /* The 8-octet LLC/SNAP header for 0x0800, 0x86DD or 0x0806; NULL for any other EtherType. */

@@ -37,7 +37,8 @@
 	X(TIMEOUT, "reassembly-timeout", "PDU not completed within the reassembly timeout")        \
 	X(OUT_OF_BUFFER, "out-of-buffer", "SDU complete but no receive buffer free in the burst")  \
 	X(UNKNOWN_LLC, "unknown-encapsulation",                                                    \
-	  "RFC 2684 header with an LLC/SNAP we do not route")                                      \
+	  "RFC 2684 header with an LLC/SNAP we do not route, or a VC-mux VC's packet of another "  \
+	  "protocol than the VC carries")                                                          \
 	X(OAM_CRC, "oam-crc", "OAM cell whose CRC-10 does not verify (I.610)")                     \
 	X(OAM_OTHER, "oam-unsupported", "OAM or RM cell other than loopback, ignored")             \
 	X(INATMARP_MALFORMED, "inatmarp-malformed", "InATMARP packet that does not parse")         \
@@ -109,7 +110,8 @@ enum vc_encap {
 	VC_ENCAP_LLC_SNAP = 0, /* RFC 2684 5.1 routed */
 	VC_ENCAP_VCMUX_IPV4,   /* 6.1 routed, IPv4 only */
 	VC_ENCAP_LLC_BRIDGED,  /* 5.2 bridged Ethernet, no FCS: ARP over the VC */
-	VC_ENCAP_VCMUX_BRIDGED /* 6.2 bridged Ethernet, no FCS */
+	VC_ENCAP_VCMUX_BRIDGED, /* 6.2 bridged Ethernet, no FCS */
+	VC_ENCAP_VCMUX_IPV6     /* 6.1 routed, IPv6 only (appended: the values are stable) */
 };
 
 static inline bool vc_encap_bridged(uint8_t e)

@@ -38,6 +38,9 @@ void test_worker(void);
 /* cellpw_egress.c: the worker into subinterfaces: partial frames, deadlines, refusals. */
 void test_egress(void);
 
+/* cellpw_ip6.c: IPv6 over the point-to-point VC, LLC/SNAP and VC-mux, both ways. */
+void test_ip6(void);
+
 /* cellpw_config.c: runtime PVC add and delete, settings queue_open refuses, SDU bounds. */
 void test_vc_runtime(void);
 void test_open_checks(void);

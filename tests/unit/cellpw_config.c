@@ -150,7 +150,7 @@ void test_open_checks(void)
  */
 void test_sdu_bounds(void)
 {
-	for (uint8_t e = VC_ENCAP_LLC_SNAP; e <= VC_ENCAP_VCMUX_BRIDGED; e++) {
+	for (uint8_t e = VC_ENCAP_LLC_SNAP; e <= VC_ENCAP_VCMUX_IPV6; e++) {
 		struct atm_vc_cfg cfg = {.encap = e, .mtu = ATM_MTU_MAX};
 		uint32_t sdu = atm_vc_max_sdu(&cfg);
 

@@ -103,6 +103,7 @@ static void subif_setup(unsigned id, const char *name, bool p2p, uint16_t vc, in
 	p->mac[0] = 0x02;
 	p->mac[4] = 0x5b;
 	p->mac[5] = (uint8_t)id;
+	p->p2p = p2p; /* as atm_subif_setup: next hops there need no resolution */
 	h.sub[id] = (struct atmsub_settings){
 	    .atm_port = &h.dp.ports[H_ATM], .tun_fd = tun, .p2p = p2p, .p2p_vc = vc};
 	p->drv = &h.sub[id];

@@ -223,13 +223,28 @@ static void test_rfc2684(void)
 		CHECK_EQ(rfc2684_decap(RFC2684_LLC_ROUTED, unknown[i], 10, &et, &hl),
 		         RFC2684_ERR_UNKNOWN_LLC);
 
-	/* VC multiplexing: no header, the VC says what it carries. */
-	CHECK_EQ(rfc2684_decap(RFC2684_VCMUX_IPV4, sdu, 20, &et, &hl), 0);
+	/* VC multiplexing (§6.1): no header, the VC says what it carries... */
+	uint8_t v4[20] = {0x45}, v6[40] = {0x60};
+	CHECK_EQ(rfc2684_decap(RFC2684_VCMUX_IPV4, v4, 20, &et, &hl), 0);
 	CHECK_EQ(et, 0x0800);
 	CHECK_EQ(hl, 0);
-	CHECK_EQ(rfc2684_decap(RFC2684_VCMUX_IPV6, sdu, 40, &et, &hl), 0);
+	et = 0;
+	hl = 99;
+	CHECK_EQ(rfc2684_decap(RFC2684_VCMUX_IPV6, v6, 40, &et, &hl), 0);
 	CHECK_EQ(et, 0x86dd);
-	CHECK_EQ(rfc2684_decap(RFC2684_VCMUX_IPV6, sdu, 0, &et, &hl), RFC2684_ERR_SHORT);
+	CHECK_EQ(hl, 0);
+	CHECK_EQ(rfc2684_decap(RFC2684_VCMUX_IPV6, v6, 0, &et, &hl), RFC2684_ERR_SHORT);
+	/* ... and carries that protocol only: IPv4 on an IPv6 VC and the reverse, an LLC
+	 * header on either, are no PDU of the VC. */
+	CHECK_EQ(rfc2684_decap(RFC2684_VCMUX_IPV6, v4, 20, &et, &hl), RFC2684_ERR_UNKNOWN_LLC);
+	CHECK_EQ(rfc2684_decap(RFC2684_VCMUX_IPV4, v6, 40, &et, &hl), RFC2684_ERR_UNKNOWN_LLC);
+	memcpy(sdu, rfc2684_llc_header(0x86dd), 8);
+	CHECK_EQ(rfc2684_decap(RFC2684_VCMUX_IPV6, sdu, 48, &et, &hl), RFC2684_ERR_UNKNOWN_LLC);
+	CHECK_EQ(rfc2684_decap(RFC2684_VCMUX_IPV4, sdu, 48, &et, &hl), RFC2684_ERR_UNKNOWN_LLC);
+	/* LLC/SNAP IPv6 (§5.1: OUI 00-00-00, PID 0x86DD): the packet follows the 8 octets. */
+	sdu[8] = 0x60;
+	CHECK_EQ(rfc2684_decap(RFC2684_LLC_ROUTED, sdu, 48, &et, &hl), 0);
+	CHECK(et == 0x86dd && hl == 8 && sdu[hl] >> 4 == 6);
 	CHECK_EQ(rfc2684_decap((enum rfc2684_encap)7, sdu, 40, &et, &hl), RFC2684_ERR_ENCAP);
 }
 

@@ -222,7 +222,8 @@ int main(void)
 	test_carrier_full();
 	test_worker();
 	test_egress();
-	test_vc_runtime(); /* last: it deletes VC_MP_LLC */
+	test_vc_runtime(); /* it deletes VC_MP_LLC */
+	test_ip6();        /* after the IPv4 cases: its RIB reuses their next-hop ids */
 	test_open_checks();
 	test_sdu_bounds();
 	h_teardown();
