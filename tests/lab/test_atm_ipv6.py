@@ -1,0 +1,242 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""IPv6 across the ATM segment (issue 16 item 6), atmlab.py's topology:
+
+    h1 --eth0-- [ r ] ==cellpw on r-a1== [ a1 ] --eth0-- h4
+
+Two point-to-point subinterfaces on each side, one PVC each:
+    atm0.100  VC 0/100  LLC/SNAP (RFC 2684 5.1, PID 0x86DD)  2001:db8:100::/64
+    atm0.106  VC 0/106  VC-mux IPv6 (RFC 2684 6.1)           2001:db8:106::/64
+
+h1 2001:db8:1::2 reaches h4 2001:db8:4::2 over the LLC VC both ways, and
+h1's second address 2001:db8:1::16 reaches h4's loopback 2001:db8:44::1
+over the VC-mux VC both ways. What a reader learns: the next hop on a PVC
+is the VC (no neighbour discovery on it, RFC 2492 section 3), both
+cellgated forward the IPv6 (kernel forwarding stays off), per-VC counters
+count the IPv6 PDUs to the octet, the hop limit expires on the far router
+with an ICMPv6 error from its subinterface address back over the VC,
+IPv6 for a router's own subinterface address goes to the kernel through the
+TUN, tshark decodes a captured LLC/SNAP SDU down to IPv6, and the
+accounting rule holds on both routers.
+"""
+
+import os
+import re
+import subprocess
+import time
+
+import pytest
+
+import atmlab
+import lab
+from conftest import start_router
+
+H1, H1_MUX = "2001:db8:1::2", "2001:db8:1::16"
+H4, H4_LO = "2001:db8:4::2", "2001:db8:44::1"
+CAPTURE = "vc100-v6.pcap"
+
+
+@pytest.fixture(scope="module")
+def topo(request):
+    if os.geteuid() != 0:
+        pytest.fail("the lab needs root", pytrace=False)
+    t = atmlab.AtmTopology(hosts=("h1",), ipv6=True)
+    request.addfinalizer(t.destroy)
+    t.create()
+    t.exec("h1", ["ip", "-6", "addr", "add", H1_MUX + "/64", "dev", "h1-r", "nodad"],
+           check=True)
+    t.exec("h4", ["ip", "-6", "addr", "add", H4 + "/64", "dev", "h4-a1", "nodad"],
+           check=True)
+    t.exec("h4", ["ip", "-6", "addr", "add", H4_LO + "/128", "dev", "lo"], check=True)
+    t.exec("h4", ["ip", "-6", "route", "add", "default", "via", "2001:db8:4::1"],
+           check=True)
+    # With AF_PACKET the routers' kernels see transit frames too; a default
+    # of last resort keeps them from answering with their own ICMPv6 no-route
+    # (README, "IPv6"), as in test_ipv6.py.
+    for ns in ("r", "a1"):
+        t.exec(ns, ["ip", "-6", "route", "add", "blackhole", "default", "metric",
+                    "4294967295"], check=True)
+    return t
+
+
+def _subif(name, side, vci, encap, v4=None, capture=None):
+    """Subinterface atm0.VCI, prefix 2001:db8:VCI::/64 (VCI in decimal digits)."""
+    pvc = {"vpi": 0, "vci": vci, "encapsulation": encap}
+    if capture:
+        pvc["capture-file"] = capture
+    s = {"name": name, "type": "point-to-point",
+         "ipv6": {"address": [{"ip": "2001:db8:%d::%d" % (vci, side),
+                               "prefix-length": 64}]},
+         "pvc": [pvc]}
+    if v4:
+        s["ipv4"] = {"address": [{"ip": v4, "prefix-length": 30}]}
+    return s
+
+
+def _atm(carrier, peer_mac, side, capture=None):
+    return {"name": "atm0", "driver": "cellpw", "netdev": carrier,
+            "cellpw": {"peer-mac": peer_mac, "pw-label": atmlab.PW_LABEL},
+            "subinterface": [
+                _subif("atm0.100", side, 100, "llc-snap", "10.1.0.%d" % side, capture),
+                _subif("atm0.106", side, 106, "vc-mux-ipv6"),
+            ]}
+
+
+def _eth(name, netdev, v4, v6):
+    return {"name": name, "driver": "afpacket", "netdev": netdev,
+            "ipv4": {"address": [{"ip": v4, "prefix-length": 24}]},
+            "ipv6": {"address": [{"ip": v6, "prefix-length": 64}]}}
+
+
+def r_config(topo):
+    return {"cellgate:cellgate": {
+        "system": {"workers": 1},
+        "port": [_eth("eth0", "r-h1", "10.0.1.1", "2001:db8:1::1"),
+                 _atm("r-a1", topo.mac("a1", "a1-r"), 1, capture=CAPTURE)],
+        "routing": {"static-route6": [
+            # A gateway on the subinterface's prefix: resolved to the VC.
+            {"prefix": "2001:db8:4::/64", "nexthop": [{"address": "2001:db8:100::2"}]},
+            # On-link out of a subinterface: the far end of its PVC.
+            {"prefix": "2001:db8:44::/64", "interface": "atm0.106"},
+        ]}}}
+
+
+def a1_config(topo):
+    return {"cellgate:cellgate": {
+        "system": {"workers": 1},
+        "port": [_eth("eth0", "a1-h4", "10.0.4.1", "2001:db8:4::1"),
+                 _atm("a1-r", topo.mac("r", "r-a1"), 2)],
+        "routing": {"static-route6": [
+            {"prefix": H1_MUX + "/128", "nexthop": [{"address": "2001:db8:106::1",
+                                                     "interface": "atm0.106"}]},
+            {"prefix": "2001:db8:1::/64", "nexthop": [{"address": "2001:db8:100::1"}]},
+            {"prefix": "2001:db8:44::/64", "nexthop": [{"address": H4}]},
+        ]}}}
+
+
+@pytest.fixture(scope="module")
+def routers(request, topo, cellgated_bin):
+    a1 = start_router(request, topo, cellgated_bin, config=a1_config(topo), ns="a1")
+    r = start_router(request, topo, cellgated_bin, config=r_config(topo))
+    return r, a1
+
+
+def ping6(topo, src_host, dst, count=3, src=None, size=56, hlim=None):
+    """From h1's first address unless src says (its two /64 addresses tie in
+    source address selection, RFC 6724, and the replies' path depends on it)."""
+    cmd = ["ping", "-6", "-n", "-c", str(count), "-i", "0.2", "-W", "2",
+           "-s", str(size), "-I", src or H1]
+    if hlim:
+        cmd += ["-t", str(hlim)]
+    p = topo.exec(src_host, cmd + [dst], timeout=count + 20)
+    m = re.search(r"(\d+) received", p.stdout)
+    return (int(m.group(1)) if m else 0), p
+
+
+def wait_ping6(topo, dst, src=None, timeout=15):
+    """Until dst answers (the Ethernet neighbours resolve on both sides first)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if ping6(topo, "h1", dst, count=1, src=src)[0] == 1:
+            return True
+    return False
+
+
+def test_kernel_ipv6_forwarding_off(topo, routers):
+    for ns in ("r", "a1"):
+        p = topo.exec(ns, ["sysctl", "-n", "net.ipv6.conf.all.forwarding"], check=True)
+        assert p.stdout.strip() == "0", ns
+
+
+def test_subinterface_tun_has_its_ipv6_address(topo, routers):
+    p = topo.exec("r", ["ip", "-6", "-o", "addr", "show", "dev", "atm0.106"], check=True)
+    assert "2001:db8:106::1/64" in p.stdout, p.stdout
+
+
+@pytest.mark.parametrize("encap,vci,dst,src,sdu", [
+    # 56 data + 8 ICMPv6 + 40 IPv6 = 104 octets; LLC/SNAP adds 8. Either way
+    # one PDU of 3 cells with the 8-octet AAL5 trailer and its pad.
+    ("llc-snap", 100, H4, None, 112),
+    ("vc-mux-ipv6", 106, H4_LO, H1_MUX, 104),
+])
+def test_ping6_across_vc(topo, routers, encap, vci, dst, src, sdu):
+    r, a1 = routers
+    assert wait_ping6(topo, dst, src=src), "%s never answered over %s" % (dst, encap)
+    rb, ab = (atmlab.vc_of(d.stats(), "atm0", 0, vci) for d in (r, a1))
+    got, p = ping6(topo, "h1", dst, count=10, src=src)
+    assert got == 10, p.stdout + p.stderr
+    ra, aa = (atmlab.vc_of(d.stats(), "atm0", 0, vci) for d in (r, a1))
+
+    def d(after, before, k):
+        return after[k] - before[k]
+
+    # Requests out of r into a1, replies out of a1 into r: all on this VC.
+    for after, before in ((ra, rb), (aa, ab)):
+        n = d(after, before, "pdus-out")
+        assert n >= 10 and d(after, before, "pdus-in") >= 10, (after, before)
+        assert d(after, before, "octets-out") == sdu * n, (after, before)
+        assert d(after, before, "cells-out") == 3 * n, (after, before)
+        assert d(after, before, "octets-in") == sdu * d(after, before, "pdus-in")
+        assert not after.get("discards-total", 0) - before.get("discards-total", 0)
+
+
+def test_vc_counters_match_across_the_pseudowire(topo, routers):
+    """What one side sent on a VC is what the other received, PDU for PDU."""
+    r, a1 = routers
+    assert wait_ping6(topo, H4)
+    time.sleep(0.3)
+    rs, as_ = r.stats(), a1.stats()
+    for vci in (100, 106):
+        rv, av = atmlab.vc_of(rs, "atm0", 0, vci), atmlab.vc_of(as_, "atm0", 0, vci)
+        assert rv["pdus-out"] == av["pdus-in"] and av["pdus-out"] == rv["pdus-in"], (rv, av)
+        assert rv["octets-out"] == av["octets-in"] and av["octets-out"] == rv["octets-in"]
+
+
+def test_hop_limit_expires_on_far_router(topo, routers):
+    """Hop limit 2: r forwards (2 -> 1), a1 may not: ICMPv6 time exceeded from
+    a1's subinterface address, back over the VC."""
+    r, a1 = routers
+    assert wait_ping6(topo, H4)
+    got, p = ping6(topo, "h1", H4, count=1, hlim=2)
+    assert "From 2001:db8:100::2" in p.stdout and "Time exceeded" in p.stdout, p.stdout
+
+
+def test_ping6_far_router_subinterface_address(topo, routers):
+    """a1's own address on atm0.100: punted to its TUN, the kernel answers,
+    the reply goes back down the VC from the TUN."""
+    r, a1 = routers
+    # The kernel's own traffic follows the kernel's table (FRR fills it in a
+    # real deployment): the route back to h1 over the subinterface's TUN.
+    topo.exec("a1", ["ip", "-6", "route", "replace", "2001:db8:1::/64", "dev", "atm0.100"],
+              check=True)
+    before = atmlab.atm_port_of(a1.stats(), "atm0")
+    got, p = ping6(topo, "h1", "2001:db8:100::2", count=5)
+    assert got == 5, p.stdout + p.stderr
+    after = atmlab.atm_port_of(a1.stats(), "atm0")
+    assert after["punted"] - before["punted"] >= 5
+    assert after["host-tx"] - before["host-tx"] >= 5
+
+
+def test_capture_decodes_ipv6(topo, routers):
+    """r captures VC 0/100's SDUs (LINKTYPE_SUNATM): tshark decodes the
+    LLC/SNAP header with PID 0x86DD down to the ICMPv6 echo requests."""
+    r, _ = routers
+    assert wait_ping6(topo, H4)
+    got, p = ping6(topo, "h1", H4, count=3)
+    assert got == 3, p.stdout
+    time.sleep(0.5)  # the worker flushes its capture buffer every 100 ms
+    path = os.path.join(r.rundir, "capture", CAPTURE)
+    p = subprocess.run(["tshark", "-r", path, "-T", "fields", "-e", "atm.vci",
+                        "-e", "llc.type", "-e", "ipv6.src", "-e", "ipv6.dst",
+                        "-e", "icmpv6.type"],
+                       capture_output=True, text=True, timeout=60)
+    lines = [ln.split("\t") for ln in p.stdout.splitlines()]
+    reqs = [ln for ln in lines if ln[0] == "100" and ln[2:] == [H1, H4, "128"]]
+    assert len(reqs) >= 3, p.stdout[-2000:] + p.stderr
+    assert all(ln[1] == "0x86dd" for ln in reqs), reqs[:3]
+
+
+def test_accounting_holds(routers):
+    for d in routers:
+        ok = lab.wait_for(lambda: not lab.accounting_errors(d.stats()), timeout=6,
+                          interval=0.25)
+        assert ok, lab.accounting_errors(d.stats())
