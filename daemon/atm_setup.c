@@ -109,7 +109,8 @@ uint8_t atm_vc_encap(enum cfg_atm_encap e)
 }
 
 /* Port i's PVCs into the VC table and ids[], their captures opened; how many. */
-static unsigned atm_port_vcs(struct atm_ctl *a, unsigned i, uint16_t *ids, uint32_t *ip4_of_subif)
+static unsigned atm_port_vcs(struct atm_ctl *a, unsigned i, uint16_t *ids, uint32_t *ip4_of_subif,
+                             uint8_t (*ip6_of_subif)[16])
 {
 	const struct cfg *cfg = a->cfg;
 	unsigned n = 0;
@@ -125,6 +126,9 @@ static unsigned atm_port_vcs(struct atm_ctl *a, unsigned i, uint16_t *ids, uint3
 	for (unsigned s = 0; s < cfg->nsubifs; s++)
 		if (cfg->subifs[s].port == i && cfg->subifs[s].naddrs)
 			ip4_of_subif[cfg->nports + s] = cfg->subifs[s].addrs[0].addr;
+	for (unsigned s = 0; s < cfg->nsubifs; s++)
+		if (cfg->subifs[s].port == i && cfg->subifs[s].naddrs6)
+			memcpy(ip6_of_subif[cfg->nports + s], cfg->subifs[s].addrs6[0].addr, 16);
 	return n;
 }
 
@@ -143,7 +147,7 @@ static int atmsock_setup(struct atm_ctl *a, unsigned i)
 		return -ENOMEM;
 	set->itf = cp->atmsock.itf;
 	set->vcs = a->dp->vcs;
-	set->nvcs = atm_port_vcs(a, i, set->vc_ids, set->ip4_of_subif);
+	set->nvcs = atm_port_vcs(a, i, set->vc_ids, set->ip4_of_subif, set->ip6_of_subif);
 	/* No Ethernet below: a locally administered MAC of its own, for bridged VCs' frames. */
 	pt->mac[0] = 0x02;
 	pt->mac[1] = 0x43; /* "CG", then "A" and the port */
@@ -199,7 +203,7 @@ int atm_port_setup(struct atm_ctl *a, unsigned i)
 	set->max_cells = cp->cellpw.max_cells;
 	set->concat_us = cp->cellpw.concat_us;
 	set->vcs = a->dp->vcs;
-	set->nvcs = atm_port_vcs(a, i, set->vc_ids, set->ip4_of_subif);
+	set->nvcs = atm_port_vcs(a, i, set->vc_ids, set->ip4_of_subif, set->ip6_of_subif);
 	memcpy(pt->mac, set->carrier_mac, 6);
 	pt->mtu = ATM_PORT_MTU;
 	pt->drv = set;

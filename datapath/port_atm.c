@@ -216,7 +216,7 @@ static bool bridged_rx(struct atm_portq *q, uint16_t vc_id, struct atm_vc *vc, c
 		atm_bridged_arp_rx(q, vc_id, eth, frame_len);
 		return false;
 	}
-	return true;
+	return type != 0x86dd || !atm_bridged_nd_rx(q, vc_id, eth, frame_len);
 }
 
 bool atm_sdu_rx(struct atm_portq *q, uint16_t vc_id, uint8_t *sdu, size_t len, uint16_t *ethertype,

@@ -110,6 +110,8 @@ struct atm_portq {
 	const struct atm_portq_ops *ops;
 	struct atm_vc *vcs;           /* the dataplane's VC table */
 	const uint32_t *ip4_of_subif; /* PORT_MAX: our address per subinterface (ARP, InATMARP) */
+	/* PORT_MAX: our first IPv6 address per subinterface (ND on bridged VCs); zero: none. */
+	const uint8_t (*ip6_of_subif)[16];
 	struct atm_port_counters ctr;
 	struct atm_vcset *vcset;   /* published by the control thread, see atm_vcset */
 	struct host_ring *host;    /* control -> worker */
@@ -206,6 +208,9 @@ void atm_oam_rx(struct atm_portq *q, uint16_t vc_id, const uint8_t payload[48], 
 void atm_inatmarp_rx(struct atm_portq *q, uint16_t vc_id, const uint8_t *p, size_t len);
 /* Bridged VC: an ARP frame (Ethernet header included) from the far end. */
 void atm_bridged_arp_rx(struct atm_portq *q, uint16_t vc_id, const uint8_t *frame, size_t len);
+/* A bridged frame of EtherType 0x86DD: true if it was a solicitation for our address
+ * (answered here, RFC 4861 7.2.4) and goes no further. */
+bool atm_bridged_nd_rx(struct atm_portq *q, uint16_t vc_id, const uint8_t *frame, size_t len);
 void atm_capture(struct atm_vc *vc, struct pcap_sunatm *cap, bool outbound, const uint8_t *sdu,
                  size_t len);
 /*

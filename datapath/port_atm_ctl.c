@@ -17,6 +17,9 @@
 #include "datapath/atm/inatmarp.h"
 #include "datapath/atm/oam.h"
 #include "datapath/atm/rfc2684.h"
+#include "datapath/icmp6.h"
+#include "datapath/ip6.h"
+#include "datapath/nd.h"
 #include "datapath/port_atm.h"
 #include "lib/clock.h"
 
@@ -245,6 +248,33 @@ void atm_bridged_arp_rx(struct atm_portq *q, uint16_t vc_id, const uint8_t *fram
 	arp_reply_build(reply, q->port->mac, me, &ai);
 	atm_vc_send_eth(q, vc_id, ai.sha, 0x0806, reply, sizeof(reply));
 	CTR_ADD(vc->ctr.inatmarp_out, 1);
+}
+
+/*
+ * Neighbour discovery over a bridged VC (RFC 2684 5.2/6.2 carry Ethernet, so
+ * the far end resolves our subinterface address as on a LAN, RFC 4861 7.2):
+ * the kernel's TUN has no link-layer address to answer with, so the port
+ * answers, as it answers ARP. Only solicitations for our first address; the
+ * rest (and every other ND message) goes on to the worker, which hands it to
+ * the kernel. The far end's MAC we learn from its frames (bridged_rx).
+ */
+bool atm_bridged_nd_rx(struct atm_portq *q, uint16_t vc_id, const uint8_t *frame, size_t len)
+{
+	static const uint8_t zero[16];
+	const uint8_t *me = q->ip6_of_subif ? q->ip6_of_subif[q->vcs[vc_id].cfg.subif] : zero;
+	const uint8_t *ip = frame + 14;
+	uint8_t na[ND_FRAME_MAX];
+	struct nd_msg m;
+
+	/* The cheap tests first: most IPv6 on the VC is transit. */
+	if (len < 14 + IP6_HLEN + 24 || ip[6] != IP6_NH_ICMPV6 || ip[IP6_HLEN] != ICMP6_NEIGH_SOL ||
+	    !memcmp(me, zero, 16))
+		return false;
+	if (nd_parse(ip, (uint32_t)(len - 14), &m) != ND_OK || memcmp(m.target, me, 16) != 0)
+		return false;
+	uint32_t n = nd_na_reply_build(na, &m, frame + 6, q->port->mac, true, true);
+	atm_vc_send_eth(q, vc_id, na, 0x86dd, na + 14, n - 14);
+	return true;
 }
 
 /* Bridged VC with a static peer address: ask for its MAC (and tell it ours). */

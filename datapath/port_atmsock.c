@@ -207,6 +207,7 @@ int atmsock_queue_alloc(struct port *p, struct atmsock_queue **out)
 	if (atm_portq_init(&q->aq, p, &atmsock_atm_ops, set->vcs, set->ip4_of_subif) ||
 	    !q->rx_buf || !q->tx_buf)
 		return atmsock_fail(p->name, "buffers", ENOMEM);
+	q->aq.ip6_of_subif = set->ip6_of_subif;
 	for (unsigned i = 0; i < ATMSOCK_TX_BATCH; i++) {
 		q->tx_iov[i].iov_base = q->tx_buf + (size_t)i * ATMSOCK_TX_SLOT;
 		q->tx_msg[i].msg_hdr = (struct msghdr){.msg_iov = &q->tx_iov[i], .msg_iovlen = 1};

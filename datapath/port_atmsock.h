@@ -58,6 +58,7 @@ struct atmsock_settings {
 	uint16_t vc_ids[ATMSOCK_VC_MAX]; /* VCs on this port at queue_open (the first vcset) */
 	unsigned nvcs;
 	uint32_t ip4_of_subif[PORT_MAX]; /* our address per subinterface, for (In)ATMARP */
+	uint8_t ip6_of_subif[PORT_MAX][16]; /* first IPv6 address, for ND on bridged VCs */
 	struct atm_vc *own_vcs;          /* atmsock_port_init's table, else NULL */
 };
 

@@ -120,6 +120,7 @@ static int cellpw_queue_open(struct port *p, unsigned qid, unsigned nqueues,
 		return -ENOMEM;
 	c->set = set;
 	err = atm_portq_init(&c->aq, p, &cellpw_atm_ops, set->vcs, set->ip4_of_subif);
+	c->aq.ip6_of_subif = set->ip6_of_subif;
 	c->sdu_buf = malloc((size_t)BURST_MAX * CELLPW_RXBUF_SZ);
 	c->tx_buf = malloc((size_t)CELLPW_TX_FRAMES * CELLPW_FRAME_MAX);
 	c->seg_buf = malloc((size_t)CELLPW_SEG_CELLS * ATM_PW_CELL_SIZE);

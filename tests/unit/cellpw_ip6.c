@@ -6,7 +6,9 @@
  * no neighbour discovery (RFC 2492 §3), the hop limit and ICMPv6 errors of
  * the IPv6 path, the router's own address to the kernel through the TUN, a
  * packet of the wrong protocol on a VC-mux VC dropped and counted in both
- * directions, a VC that is down, per-VC counters and the accounting rule.
+ * directions, a VC that is down, per-VC counters and the accounting rule;
+ * on a bridged VC (RFC 2684 §5.2) IPv6 in Ethernet both ways and the port
+ * answering neighbour solicitations for the subinterface's address.
  * Routes come from the daemon's IPv6 RIB, as in cellgated.
  */
 #include <arpa/inet.h>
@@ -17,6 +19,7 @@
 #include "daemon/rib6.h"
 #include "datapath/icmp6.h"
 #include "datapath/ip6.h"
+#include "datapath/nd.h"
 #include "lib/wire.h"
 #include "tests/unit/cellpw_check.h"
 #include "tests/unit/check.h"
@@ -256,6 +259,80 @@ static void vc_down(void)
 	CHECK_EQ(h_vc(VC_P2P).discards[VC_DROP_VC_DOWN] - v.discards[VC_DROP_VC_DOWN], 1);
 }
 
+static const uint8_t llc_br[10] = {0xaa, 0xaa, 0x03, 0x00, 0x80, 0xc2, 0x00, 0x07, 0x00, 0x00};
+static const uint8_t far_mac[6] = {0x02, 0xfa, 0, 0, 0, 0x06};
+
+/*
+ * The far end of a bridged VC solicits our address (RFC 4861 §7.2.3): the
+ * port answers (the TUN has no MAC to answer with) with a solicited NA
+ * naming the port's MAC, R and O set, to the solicitor, down the VC.
+ */
+static void bridged_nd(void)
+{
+	struct port_counters s = h_port(H_P2P);
+	uint8_t ns[ND_FRAME_MAX];
+	struct nd_msg m;
+	unsigned pos = 0;
+
+	h_take(&tx);
+	uint32_t n = nd_ns_build(ns, far_mac, NULL, a6("2001:db8:1::2"), a6("2001:db8:1::1"));
+	h_far_pdu(VC_P2P, llc_br, sizeof(llc_br), ns, n);
+	/* ... and for another address: not ours to answer, on to the kernel. */
+	n = nd_ns_build(ns, far_mac, NULL, a6("2001:db8:1::2"), a6("2001:db8:1::99"));
+	h_far_pdu(VC_P2P, llc_br, sizeof(llc_br), ns, n);
+	dp_worker_poll(&h.dp, 0);
+	h_take(&tx);
+	CHECK(tx.nframes == 1 && h_pdu(&tx, &pos, &pdu));
+	CHECK(pdu.crc_ok && !memcmp(pdu.cpcs, llc_br, sizeof(llc_br)));
+	const uint8_t *eth = pdu.cpcs + sizeof(llc_br);
+	CHECK(!memcmp(eth, far_mac, 6) && !memcmp(eth + 6, h.dp.ports[H_ATM].mac, 6));
+	CHECK_EQ(rd16(eth + 12), ETHERTYPE_IPV6);
+	CHECK_EQ(nd_parse(eth + 14, pdu.length - sizeof(llc_br) - 14, &m), ND_OK);
+	CHECK(m.type == ICMP6_NEIGH_ADV && m.has_lla && !memcmp(m.lla, h.dp.ports[H_ATM].mac, 6));
+	CHECK(!memcmp(m.target, a6("2001:db8:1::1"), 16) && !memcmp(m.dst, a6("2001:db8:1::2"), 16));
+	CHECK_EQ(m.flags, ND_NA_ROUTER | ND_NA_SOLICITED | ND_NA_OVERRIDE);
+	CHECK_EQ(pos, tx.ncells);
+	/* The one not answered reached the worker, which gave it to the kernel. */
+	CHECK_EQ(h_port(H_P2P).rx_packets - s.rx_packets, 1);
+	CHECK_EQ(h_port(H_P2P).to_kernel - s.to_kernel, 1);
+	uint8_t got[200];
+	CHECK(read(h.tun[0], got, sizeof(got)) > 0);
+}
+
+/* IPv6 in Ethernet on a bridged VC, both ways, as on an Ethernet port. */
+static void bridged_forward(void)
+{
+	struct port_counters s = h_port(H_P2P);
+	uint8_t ip[LEN6], f[14 + LEN6];
+	unsigned pos = 0, n0, n1;
+
+	eth_last(&n0);
+	ip6_make(ip, "2001:db8:1::2", "2001:db8:9::5", 9, 100);
+	memcpy(f, h.dp.ports[H_ATM].mac, 6);
+	memcpy(f + 6, far_mac, 6);
+	wr16(f + 12, ETHERTYPE_IPV6);
+	memcpy(f + 14, ip, LEN6);
+	h_far_pdu(VC_P2P, llc_br, sizeof(llc_br), f, sizeof(f));
+	dp_worker_poll(&h.dp, 0);
+	const uint8_t *o = eth_last(&n1);
+	CHECK(n1 == n0 + 1 && o && !memcmp(o, gw_mac, 6) && o[14 + 7] == 8);
+	CHECK_EQ(h_port(H_P2P).forwarded - s.forwarded, 1);
+
+	/* Back: framed to the far end's MAC, learned from its frames. */
+	h_take(&tx);
+	ip6_make(ip, "2001:db8:4::2", "2001:db8:50::9", 64, 101);
+	eth_rx6(ip);
+	dp_worker_poll(&h.dp, 0);
+	h_take(&tx);
+	CHECK(tx.nframes == 1 && h_pdu(&tx, &pos, &pdu));
+	CHECK(!memcmp(pdu.cpcs, llc_br, sizeof(llc_br)));
+	const uint8_t *eth = pdu.cpcs + sizeof(llc_br);
+	CHECK(!memcmp(eth, far_mac, 6) && rd16(eth + 12) == ETHERTYPE_IPV6);
+	ip[7] = 63;
+	CHECK_EQ(pdu.length, sizeof(llc_br) + 14 + LEN6);
+	CHECK(!memcmp(eth + 14, ip, LEN6));
+}
+
 void test_ip6(void)
 {
 	struct rib *rib = rib_new(&h.dp, no_seed, NULL);
@@ -280,6 +357,11 @@ void test_ip6(void)
 	hop_limit_on_vc();
 	local_to_tun();
 	vc_down();
+	memcpy(h.set.ip6_of_subif[H_P2P], a6("2001:db8:1::1"), 16);
+	h.dp.vcs[VC_P2P].cfg.encap = VC_ENCAP_LLC_BRIDGED;
+	bridged_nd();
+	bridged_forward();
+	memset(h.set.ip6_of_subif[H_P2P], 0, 16);
 
 	const struct stats_snapshot *sn = h_snap();
 	for (unsigned p = H_P2P; p <= H_ETH; p++)
