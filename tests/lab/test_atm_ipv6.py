@@ -3,13 +3,15 @@
 
     h1 --eth0-- [ r ] ==cellpw on r-a1== [ a1 ] --eth0-- h4
 
-Two point-to-point subinterfaces on each side, one PVC each:
+Three point-to-point subinterfaces on each side, one PVC each:
     atm0.100  VC 0/100  LLC/SNAP (RFC 2684 5.1, PID 0x86DD)  2001:db8:100::/64
     atm0.106  VC 0/106  VC-mux IPv6 (RFC 2684 6.1)           2001:db8:106::/64
+    atm0.107  VC 0/107  LLC bridged Ethernet (RFC 2684 5.2)  2001:db8:107::/64
 
-h1 2001:db8:1::2 reaches h4 2001:db8:4::2 over the LLC VC both ways, and
+h1 2001:db8:1::2 reaches h4 2001:db8:4::2 over the LLC VC both ways,
 h1's second address 2001:db8:1::16 reaches h4's loopback 2001:db8:44::1
-over the VC-mux VC both ways. What a reader learns: the next hop on a PVC
+over the VC-mux VC both ways, and its third, 2001:db8:1::17, h4's
+2001:db8:47::1 over the bridged VC. What a reader learns: the next hop on a PVC
 is the VC (no neighbour discovery on it, RFC 2492 section 3), both
 cellgated forward the IPv6 (kernel forwarding stays off), per-VC counters
 count the IPv6 PDUs to the octet, the hop limit expires on the far router
@@ -31,6 +33,7 @@ import lab
 from conftest import start_router
 
 H1, H1_MUX = "2001:db8:1::2", "2001:db8:1::16"
+H1_BR, H4_BR = "2001:db8:1::17", "2001:db8:47::1"
 H4, H4_LO = "2001:db8:4::2", "2001:db8:44::1"
 CAPTURE = "vc100-v6.pcap"
 
@@ -42,11 +45,13 @@ def topo(request):
     t = atmlab.AtmTopology(hosts=("h1",), ipv6=True)
     request.addfinalizer(t.destroy)
     t.create()
-    t.exec("h1", ["ip", "-6", "addr", "add", H1_MUX + "/64", "dev", "h1-r", "nodad"],
-           check=True)
+    for a in (H1_MUX, H1_BR):
+        t.exec("h1", ["ip", "-6", "addr", "add", a + "/64", "dev", "h1-r", "nodad"],
+               check=True)
     t.exec("h4", ["ip", "-6", "addr", "add", H4 + "/64", "dev", "h4-a1", "nodad"],
            check=True)
-    t.exec("h4", ["ip", "-6", "addr", "add", H4_LO + "/128", "dev", "lo"], check=True)
+    for a in (H4_LO, H4_BR):
+        t.exec("h4", ["ip", "-6", "addr", "add", a + "/128", "dev", "lo"], check=True)
     t.exec("h4", ["ip", "-6", "route", "add", "default", "via", "2001:db8:4::1"],
            check=True)
     # With AF_PACKET the routers' kernels see transit frames too; a default
@@ -78,6 +83,7 @@ def _atm(carrier, peer_mac, side, capture=None):
             "subinterface": [
                 _subif("atm0.100", side, 100, "llc-snap", "10.1.0.%d" % side, capture),
                 _subif("atm0.106", side, 106, "vc-mux-ipv6"),
+                _subif("atm0.107", side, 107, "llc-bridged"),
             ]}
 
 
@@ -97,6 +103,7 @@ def r_config(topo):
             {"prefix": "2001:db8:4::/64", "nexthop": [{"address": "2001:db8:100::2"}]},
             # On-link out of a subinterface: the far end of its PVC.
             {"prefix": "2001:db8:44::/64", "interface": "atm0.106"},
+            {"prefix": "2001:db8:47::/64", "nexthop": [{"address": "2001:db8:107::2"}]},
         ]}}}
 
 
@@ -109,7 +116,9 @@ def a1_config(topo):
             {"prefix": H1_MUX + "/128", "nexthop": [{"address": "2001:db8:106::1",
                                                      "interface": "atm0.106"}]},
             {"prefix": "2001:db8:1::/64", "nexthop": [{"address": "2001:db8:100::1"}]},
+            {"prefix": H1_BR + "/128", "nexthop": [{"address": "2001:db8:107::1"}]},
             {"prefix": "2001:db8:44::/64", "nexthop": [{"address": H4}]},
+            {"prefix": "2001:db8:47::/64", "nexthop": [{"address": H4}]},
         ]}}}
 
 
@@ -157,6 +166,8 @@ def test_subinterface_tun_has_its_ipv6_address(topo, routers):
     # one PDU of 3 cells with the 8-octet AAL5 trailer and its pad.
     ("llc-snap", 100, H4, None, 112),
     ("vc-mux-ipv6", 106, H4_LO, H1_MUX, 104),
+    # Bridged: the 10-octet LLC/OUI/PID/pad header and the Ethernet header.
+    ("llc-bridged", 107, H4_BR, H1_BR, 128),
 ])
 def test_ping6_across_vc(topo, routers, encap, vci, dst, src, sdu):
     r, a1 = routers
@@ -185,7 +196,7 @@ def test_vc_counters_match_across_the_pseudowire(topo, routers):
     assert wait_ping6(topo, H4)
     time.sleep(0.3)
     rs, as_ = r.stats(), a1.stats()
-    for vci in (100, 106):
+    for vci in (100, 106, 107):
         rv, av = atmlab.vc_of(rs, "atm0", 0, vci), atmlab.vc_of(as_, "atm0", 0, vci)
         assert rv["pdus-out"] == av["pdus-in"] and av["pdus-out"] == rv["pdus-in"], (rv, av)
         assert rv["octets-out"] == av["octets-in"] and av["octets-out"] == rv["octets-in"]
