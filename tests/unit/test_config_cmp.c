@@ -85,6 +85,9 @@ int main(void)
 	b.ports[0].addrs6[0].plen = 56;
 	CHECK(cfg_restart_only_diff(&a, &b, &path) && !strcmp(path, "/cellgate:cellgate/port"));
 	b.ports[0].addrs6[0].plen = a.ports[0].addrs6[0].plen;
+	b.subifs[0].naddrs6 = a.subifs[0].naddrs6 + 1; /* an IPv6 address on a subinterface */
+	CHECK(cfg_restart_only_diff(&a, &b, &path) && !strcmp(path, "/cellgate:cellgate/port"));
+	b.subifs[0].naddrs6 = a.subifs[0].naddrs6;
 	CHECK_EQ(a.nroutes6, 1);
 	b.nroutes6 = 0; /* IPv6 static routes change with a restart only, for now */
 	CHECK(cfg_restart_only_diff(&a, &b, &path) &&
