@@ -11,8 +11,14 @@
  *   kind % 4 == 1  the bytes as an AAL5 SDU on VC (kind >> 2) % 4, segmented
  *                  into valid cells and frames, so decapsulation, InATMARP and
  *                  forwarding are reached (random bytes never pass the CRC)
- *   kind % 4 == 2  the same SDU behind a valid LLC/SNAP IPv4 header
+ *   kind % 4 == 2  the same SDU behind a valid LLC/SNAP IPv4 header (kind & 32:
+ *                  IPv6, PID 0x86DD)
  *   kind % 4 == 3  the first 48 bytes as an OAM cell with a valid CRC-10
+ * The first record's kind & 64 makes VC 0/100 VC-mux IPv6 for the whole input
+ * (else LLC/SNAP): the SDUs are decapsulated when the worker polls, after all
+ * the records are queued.
+ * eth0 and atm0.100 forward IPv6 too (2001:db8:a::/64 and 2001:db8:1::/64,
+ * 2001:db8:4::/48 through the far end of the point-to-point VC).
  * After every input the accounting rule must hold on every port:
  * rx = forwarded + to-kernel + drops + held for ARP.
  */
@@ -20,6 +26,7 @@
 #include <string.h>
 
 #include "daemon/rib.h"
+#include "daemon/rib6.h"
 #include "datapath/atm/oam.h"
 #include "datapath/atm/rfc2684.h"
 #include "datapath/port_cellpw.h"
@@ -30,6 +37,7 @@
 
 static struct dataplane dp;
 static struct rib *rib; /* kept reachable: setup lives for the whole run */
+static struct rib6 *rib6;
 static struct cellpw_settings pw;
 static struct atmsub_settings sub[2];
 static struct cellpw_queue *atm;
@@ -54,6 +62,40 @@ static void vc_setup(unsigned id, uint16_t vci, uint16_t subif, bool llc)
 	    .queue_cells = 256, .reasm_timeout_ms = 1000, .oam_interval_ms = 10,
 	    .oam_retry_ms = 5, .oam_down_count = 2, .oam_up_count = 1, .inatmarp_interval_ms = 50};
 	pw.vc_ids[pw.nvcs++] = (uint16_t)id;
+}
+
+static uint64_t seed6(void *arg, uint16_t port, const uint8_t ip[16])
+{
+	static const uint8_t mac[6] = {2, 0xbb, 0, 0, 0, 6};
+
+	(void)arg;
+	(void)port;
+	return nh_l2_pack(mac, (ip[15] & 2) ? NEIGH_FAILED : NEIGH_REACHABLE);
+}
+
+/* IPv6 on eth0 and on the point-to-point atm0.100 (its next hops need no ND). */
+static void setup6(void)
+{
+	static const uint8_t eth6[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 0xa, [15] = 1};
+	static const uint8_t sub6[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 1, [15] = 1};
+	static const uint8_t far6[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 1, [15] = 2};
+	static const uint8_t net4[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 4};
+	static const uint8_t neta[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 0xa};
+	static const uint8_t net1[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 1};
+	struct rib6_path p0 = {.port = 0, .weight = 1}, p2 = {.port = 2, .weight = 1};
+	struct rib6_path via = {.port = 2, .weight = 1};
+
+	memcpy(via.gw, far6, 16);
+	dp.ports[0].ip6 = dp.ports[2].ip6 = true;
+	dp.ports[2].p2p = true;
+	memcpy(dp.ports[0].ip6_addr, eth6, 16);
+	memcpy(dp.ports[2].ip6_addr, sub6, 16);
+	memcpy(pw.ip6_of_subif[2], sub6, 16);
+	rib6 = rib6_new(rib, seed6, NULL);
+	rib6_route_set(rib6, neta, 64, RIB_SRC_CONNECTED, NH_GLEAN, &p0, 1);
+	rib6_route_set(rib6, net1, 64, RIB_SRC_CONNECTED, NH_GLEAN, &p2, 1);
+	rib6_route_set(rib6, sub6, 128, RIB_SRC_LOCAL, NH_LOCAL, NULL, 0);
+	rib6_route_set(rib6, net4, 48, RIB_SRC_STATIC, NH_GATEWAY, &via, 1);
 }
 
 static void setup(void)
@@ -115,6 +157,7 @@ static void setup(void)
 	rib_route_set(rib, IP(10, 1, 0, 1), 32, RIB_SRC_LOCAL, NH_LOCAL, NULL, 0);
 	rib_route_set(rib, IP(10, 4, 0, 0), 16, RIB_SRC_STATIC, NH_GATEWAY, &gw2, 1);
 	rib_route_set(rib, IP(10, 44, 0, 0), 16, RIB_SRC_STATIC, NH_GATEWAY, &gw3, 1);
+	setup6();
 	dp_workers_create(&dp, NULL, 1);
 }
 
@@ -158,6 +201,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	q = atm->carrier;
 	q->rx_n = q->rx_pos = 0; /* the previous input was drained completely */
+	dp.vcs[0].cfg.encap = size && (data[0] & 64) ? VC_ENCAP_VCMUX_IPV6 : VC_ENCAP_LLC_SNAP;
 	while (size >= 3) {
 		uint8_t kind = data[0];
 		uint32_t len = (uint32_t)(data[1] << 8 | data[2]) % FAKE_FRAME_SZ;
@@ -177,7 +221,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			sdu_frames(vc, NULL, 0, data, len);
 			break;
 		case 2:
-			sdu_frames(vc, rfc2684_llc_header(0x0800), 8, data, len);
+			sdu_frames(vc, rfc2684_llc_header(kind & 32 ? 0x86dd : 0x0800), 8, data, len);
 			break;
 		default:
 			if (len >= 48) {

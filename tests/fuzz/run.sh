@@ -45,7 +45,7 @@ LIBS="$(pkg-config --libs liburcu-qsbr libmnl libyang libevent) $ISAL_LIB $CRYPT
 
 declare -A SOURCES=(
 	[fuzz_cellpw]="$ROOT/tests/fuzz/fuzz_cellpw.c $ROOT/tests/unit/port_fake.c \
-		$ROOT/daemon/rib.c $ROOT/daemon/rib_nh.c $DATAPATH"
+		$ROOT/daemon/rib.c $ROOT/daemon/rib_nh.c $ROOT/daemon/rib6.c $DATAPATH"
 	[fuzz_worker]="$ROOT/tests/fuzz/fuzz_worker.c $ROOT/tests/unit/port_fake.c \
 		$ROOT/daemon/rib.c $ROOT/daemon/rib_nh.c $ROOT/daemon/rib6.c $DATAPATH"
 	[fuzz_fpm]="$ROOT/tests/fuzz/fuzz_fpm.c $ROOT/daemon/fpm_nl.c $ROOT/daemon/fpm_table.c \
