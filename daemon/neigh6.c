@@ -124,7 +124,8 @@ void neigh6_free(struct neigh6_table *nt)
 int neigh6_open(struct neigh6_table *nt)
 {
 	for (unsigned i = 0; i < nt->dp->nports; i++) {
-		if (!nt->dp->ports[i].ip6)
+		/* A point-to-point port's next hop is its VC: nothing to solicit there. */
+		if (!nt->dp->ports[i].ip6 || nt->dp->ports[i].p2p)
 			continue;
 		int fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 		if (fd < 0) {
@@ -248,7 +249,7 @@ void neigh6_resolve(struct neigh6_table *nt, uint16_t port, const uint8_t ip[16]
 	struct neigh6_entry *e;
 
 	nt->now_ms = now_ms;
-	if (port >= nt->dp->nports || !nt->dp->ports[port].ip6)
+	if (port >= nt->dp->nports || !nt->dp->ports[port].ip6 || nt->dp->ports[port].p2p)
 		return;
 	e = neigh6_find(nt, port, ip);
 	if (e) {

@@ -57,9 +57,9 @@ struct atmsock_settings {
 	struct atm_vc *vcs;              /* the dataplane's VC table */
 	uint16_t vc_ids[ATMSOCK_VC_MAX]; /* VCs on this port at queue_open (the first vcset) */
 	unsigned nvcs;
-	uint32_t ip4_of_subif[PORT_MAX]; /* our address per subinterface, for (In)ATMARP */
+	uint32_t ip4_of_subif[PORT_MAX];    /* our address per subinterface, for (In)ATMARP */
 	uint8_t ip6_of_subif[PORT_MAX][16]; /* first IPv6 address, for ND on bridged VCs */
-	struct atm_vc *own_vcs;          /* atmsock_port_init's table, else NULL */
+	struct atm_vc *own_vcs;             /* atmsock_port_init's table, else NULL */
 };
 
 /* The AAL5 SDU size of a VC: the IP MTU, plus the LLC/SNAP header (RFC 2684 5.1) if any. */

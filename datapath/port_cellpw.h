@@ -57,7 +57,7 @@ struct cellpw_settings {
 	struct atm_vc *vcs;                 /* the dataplane's VC table */
 	uint16_t vc_ids[CELLPW_PORT_VCS];   /* VCs on this port at queue_open (the first vcset) */
 	unsigned nvcs;
-	uint32_t ip4_of_subif[PORT_MAX]; /* our address per subinterface, for InATMARP */
+	uint32_t ip4_of_subif[PORT_MAX];    /* our address per subinterface, for InATMARP */
 	uint8_t ip6_of_subif[PORT_MAX][16]; /* first IPv6 address, for ND on bridged VCs */
 };
 

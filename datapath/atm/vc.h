@@ -107,9 +107,9 @@ enum vc_oper { VC_OPER_UP = 1, VC_OPER_DOWN = 2 }; /* ATM-MIB atmVclOperStatus v
 
 /* A VC's RFC 2684 encapsulation (atm_vc_rfc2684() gives the enum rfc2684_encap). */
 enum vc_encap {
-	VC_ENCAP_LLC_SNAP = 0, /* RFC 2684 5.1 routed */
-	VC_ENCAP_VCMUX_IPV4,   /* 6.1 routed, IPv4 only */
-	VC_ENCAP_LLC_BRIDGED,  /* 5.2 bridged Ethernet, no FCS: ARP over the VC */
+	VC_ENCAP_LLC_SNAP = 0,  /* RFC 2684 5.1 routed */
+	VC_ENCAP_VCMUX_IPV4,    /* 6.1 routed, IPv4 only */
+	VC_ENCAP_LLC_BRIDGED,   /* 5.2 bridged Ethernet, no FCS: ARP over the VC */
 	VC_ENCAP_VCMUX_BRIDGED, /* 6.2 bridged Ethernet, no FCS */
 	VC_ENCAP_VCMUX_IPV6     /* 6.1 routed, IPv6 only (appended: the values are stable) */
 };

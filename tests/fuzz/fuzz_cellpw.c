@@ -221,7 +221,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			sdu_frames(vc, NULL, 0, data, len);
 			break;
 		case 2:
-			sdu_frames(vc, rfc2684_llc_header(kind & 32 ? 0x86dd : 0x0800), 8, data, len);
+			sdu_frames(vc, rfc2684_llc_header(kind & 32 ? 0x86dd : 0x0800), 8, data,
+			           len);
 			break;
 		default:
 			if (len >= 48) {

@@ -289,7 +289,8 @@ static void bridged_nd(void)
 	CHECK_EQ(rd16(eth + 12), ETHERTYPE_IPV6);
 	CHECK_EQ(nd_parse(eth + 14, pdu.length - sizeof(llc_br) - 14, &m), ND_OK);
 	CHECK(m.type == ICMP6_NEIGH_ADV && m.has_lla && !memcmp(m.lla, h.dp.ports[H_ATM].mac, 6));
-	CHECK(!memcmp(m.target, a6("2001:db8:1::1"), 16) && !memcmp(m.dst, a6("2001:db8:1::2"), 16));
+	CHECK(!memcmp(m.target, a6("2001:db8:1::1"), 16) &&
+	      !memcmp(m.dst, a6("2001:db8:1::2"), 16));
 	CHECK_EQ(m.flags, ND_NA_ROUTER | ND_NA_SOLICITED | ND_NA_OVERRIDE);
 	CHECK_EQ(pos, tx.ncells);
 	/* The one not answered reached the worker, which gave it to the kernel. */
