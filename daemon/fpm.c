@@ -152,9 +152,9 @@ static void fpm_settle_cb(evutil_socket_t fd, short what, void *arg)
 	s->last_settle_ms = (int64_t)(now - s->connect_ms);
 	s->settled_rt_ms = realtime_ms();
 	log_info("fpm: session %u settled %.1f s after connect: %lu IPv4 routes (%lu in the RIB), "
-	         "%lu IPv6; %lu IPv4 and %lu IPv6 stale routes swept so far",
+	         "%lu IPv6 (%lu in the RIB6); %lu IPv4 and %lu IPv6 stale routes swept so far",
 	         s->session, (double)s->last_settle_ms / 1000, c.routes4, c.routes4_rib, c.routes6,
-	         c.routes_swept, c.ipv6_swept);
+	         c.routes6_rib, c.routes_swept, c.ipv6_swept);
 	s->state = s->fd >= 0 ? FPM_ESTABLISHED : FPM_LISTENING;
 }
 
@@ -279,7 +279,7 @@ static int listen_socket(struct fpm_server *s)
 }
 
 struct fpm_server *fpm_server_new(struct event_base *base, const struct cfg_fpm *cfg,
-                                  struct rib *rib, const struct dataplane *dp)
+                                  struct rib *rib, struct rib6 *rib6, const struct dataplane *dp)
 {
 	struct fpm_server *s = calloc(1, sizeof(*s));
 
@@ -308,6 +308,7 @@ struct fpm_server *fpm_server_new(struct event_base *base, const struct cfg_fpm 
 		goto fail;
 	}
 	fpm_table_set_limits(s->table, cfg->limit4, cfg->limit6, cfg->warn_pct);
+	fpm_table_set_rib6(s->table, rib6);
 	s->state = FPM_LISTENING;
 	log_info("fpm: listening on %s for zebra (dplane_fpm_nl)", s->listen_str);
 	fpm_peer_log_policy(s);

@@ -8,10 +8,9 @@
  * freed ids wait for the same RCU grace period (rib_reclaim). Control
  * thread only.
  *
- * The routes themselves sit in a chained hash table: the static, connected,
- * local and neighbour routes of this phase (issue 16 phase 2a), not the
- * full table FPM will bring (phase 2b gives them an ordered table and the
- * route list).
+ * The routes themselves sit in a chained hash table that doubles as it
+ * fills (FRR's IPv6 table over FPM is ~220k routes); there is no ordered
+ * route list for IPv6 yet (RESTCONF lists IPv4 routes only).
  */
 #ifndef CELLGATE_RIB6_H
 #define CELLGATE_RIB6_H
