@@ -296,3 +296,21 @@ bool fpm_r6_sweep(struct fpm_table *t, unsigned *budget)
 	t->r6_sweep_pos = 0;
 	return true;
 }
+
+void fpm_table_batch_begin(struct fpm_table *t)
+{
+	if (t->rib6 && !t->batch) {
+		fib6_batch_begin(t->dp->fib6);
+		t->batch = true;
+	}
+}
+
+int fpm_table_batch_end(struct fpm_table *t)
+{
+	if (!t->batch)
+		return 0;
+	int err = fib6_batch_end(t->dp->fib6);
+	if (!err)
+		t->batch = false;
+	return err;
+}

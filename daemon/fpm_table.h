@@ -131,6 +131,16 @@ enum fpm_err fpm_table_frame(struct fpm_table *t, const uint8_t *payload, size_t
  */
 void fpm_table_prefetch(const struct fpm_table *t, const uint8_t *payload, size_t len);
 
+/*
+ * FIB6 updates between these two reach the workers together at the end
+ * (fib6_batch_begin): a read's worth of IPv6 routes (~4k) rebuilds each
+ * trie node it touches once, not once per route. fpm_table_batch_end: 0,
+ * or -ENOSPC/-ENOMEM when the FIB6 needs a reclaim (after a grace period)
+ * first; the batch then stays open: call it again later.
+ */
+void fpm_table_batch_begin(struct fpm_table *t);
+int fpm_table_batch_end(struct fpm_table *t);
+
 /* Stale IPv4/IPv6 routes re-announced so far (what the settle timer watches). */
 uint64_t fpm_table_reconfirmed(const struct fpm_table *t);
 

@@ -103,6 +103,7 @@ struct fpm_table {
 	struct fpm_r6 **r6;
 	uint32_t r6_buckets, r6_used;
 	uint32_t r6_sweep_pos; /* next bucket the sweep looks at */
+	bool batch;            /* a FIB6 batch is open (fpm_table_batch_begin) */
 
 	struct fpm_nh **nh;    /* by slot; objects never move, so pointers stay valid */
 	uint32_t nh_cap, nh_n; /* slots handed out so far; freed ones are reused first */

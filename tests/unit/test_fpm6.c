@@ -451,6 +451,35 @@ static void test_limit(void)
 	free(b.p);
 }
 
+/*
+ * The server applies a read's worth of frames as one FIB6 batch: the
+ * workers see the routes together when it ends, not one by one.
+ */
+static void test_batch(void)
+{
+	struct fpm_buf b = {0};
+	uint64_t in_rib = counters().routes6_rib;
+
+	fpm_table_batch_begin(tab);
+	route6(&b, "2001:db8:e0::", 48, "2001:db8:2::2", 1);
+	route6(&b, "2001:db8:e1::", 48, "2001:db8:3::2", 2);
+	feed(&b);
+	CHECK_EQ(counters().routes6_rib, in_rib + 2);
+	CHECK_EQ(group_of("2001:db8:e0::1"), 0); /* not published yet */
+	CHECK_EQ(fpm_table_batch_end(tab), 0);
+	CHECK(group_of("2001:db8:e0::1") != 0 && group_of("2001:db8:e1::1") != 0);
+	CHECK_EQ(fpm_table_batch_end(tab), 0); /* none open: nothing to do */
+	fpm_table_batch_begin(tab);
+	route6_del(&b, "2001:db8:e0::", 48);
+	feed(&b);
+	CHECK(group_of("2001:db8:e0::1") != 0);
+	CHECK_EQ(fpm_table_batch_end(tab), 0);
+	CHECK_EQ(group_of("2001:db8:e0::1"), 0);
+	route6_del(&b, "2001:db8:e1::", 48);
+	feed(&b);
+	free(b.p);
+}
+
 /* Gauges agree with the RIB6; freeing everything leaks nothing (ASan build). */
 static void test_counts(void)
 {
@@ -476,6 +505,7 @@ int main(void)
 	test_nexthop_objects();
 	test_replay_and_sweep();
 	test_limit();
+	test_batch();
 	test_counts();
 	return check_report("test_fpm6");
 }
