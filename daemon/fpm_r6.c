@@ -37,6 +37,13 @@ static uint32_t r6_hash(const uint8_t *prefix, uint8_t len, uint32_t nbuckets)
 	return (uint32_t)(h >> 32) & (nbuckets - 1);
 }
 
+void fpm_r6_prefetch(const struct fpm_table *t, const uint8_t *dst, uint8_t len)
+{
+	__builtin_prefetch(&t->r6[r6_hash(dst, len, t->r6_buckets)], 0);
+	if (t->rib6)
+		rib6_route_prefetch(t->rib6, dst, len);
+}
+
 static struct fpm_r6 **r6_link(struct fpm_table *t, const uint8_t *prefix, uint8_t len)
 {
 	struct fpm_r6 **pp = &t->r6[r6_hash(prefix, len, t->r6_buckets)];
@@ -227,7 +234,8 @@ static struct fpm_r6 *r6_claim(struct fpm_table *t, const struct fpm_route *r)
 
 void fpm_r6_new(struct fpm_table *t, const struct fpm_route *r)
 {
-	static struct fpm_target6 tg; /* control thread only; ~400 bytes, not on every frame's stack */
+	/* Control thread only; ~400 bytes, kept off every frame's stack. */
+	static struct fpm_target6 tg;
 	struct fpm_r6 *e = r6_claim(t, r);
 
 	if (!e)

@@ -504,6 +504,7 @@ void fpm_table_prefetch(const struct fpm_table *t, const uint8_t *payload, size_
 	struct rtmsg rtm;
 	struct nlattr a;
 	uint32_t dst;
+	uint8_t dst6[16];
 	const size_t at = NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(rtm));
 
 	if (len < at + sizeof(a) + sizeof(dst))
@@ -512,7 +513,15 @@ void fpm_table_prefetch(const struct fpm_table *t, const uint8_t *payload, size_
 	memcpy(&rtm, payload + NLMSG_HDRLEN, sizeof(rtm));
 	memcpy(&a, payload + at, sizeof(a));
 	if ((nlh.nlmsg_type != RTM_NEWROUTE && nlh.nlmsg_type != RTM_DELROUTE) ||
-	    rtm.rtm_family != AF_INET || rtm.rtm_dst_len > 32 || a.nla_type != RTA_DST ||
+	    a.nla_type != RTA_DST)
+		return;
+	if (rtm.rtm_family == AF_INET6 && rtm.rtm_dst_len <= 128 &&
+	    a.nla_len == sizeof(a) + sizeof(dst6) && len >= at + sizeof(a) + sizeof(dst6)) {
+		memcpy(dst6, payload + at + sizeof(a), sizeof(dst6));
+		fpm_r6_prefetch(t, dst6, rtm.rtm_dst_len);
+		return;
+	}
+	if (rtm.rtm_family != AF_INET || rtm.rtm_dst_len > 32 ||
 	    a.nla_len != sizeof(a) + sizeof(dst))
 		return;
 	memcpy(&dst, payload + at + sizeof(a), sizeof(dst));

@@ -123,9 +123,10 @@ int fpm_table_session_start(struct fpm_table *t);
 enum fpm_err fpm_table_frame(struct fpm_table *t, const uint8_t *payload, size_t len);
 
 /*
- * Start loading the table slots a frame's IPv4 route will touch (this
- * table's and the RIB's). A route costs a few cache misses on tables of
- * a million entries; issued some frames ahead, they overlap. Only looks at
+ * Start loading the table slots a frame's route will touch (this table's
+ * and the RIB's; for IPv6 the two tables' hash buckets). A route costs a
+ * few cache misses on tables of a million entries; issued some frames
+ * ahead, they overlap. Only looks at
  * a frame laid out as zebra lays it out (RTA_DST first), every read
  * bounds-checked; anything else is simply not prefetched.
  */

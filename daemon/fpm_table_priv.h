@@ -169,6 +169,8 @@ void fpm_r6_free_all(struct fpm_table *t);
 void fpm_target6_from_paths(struct fpm_table *t, const struct fpm_path *p, unsigned n,
                             struct fpm_target6 *tg);
 void fpm_r6_reprogram(struct fpm_table *t, struct fpm_r6 *e, const struct fpm_target6 *tg);
+/* Start loading the buckets (this table's, the RIB6's) an IPv6 route will touch. */
+void fpm_r6_prefetch(const struct fpm_table *t, const uint8_t *dst, uint8_t len);
 
 /* fpm_nh.c */
 void fpm_nh_reset(struct fpm_table *t);

@@ -268,12 +268,15 @@ static int route_program(struct rib6 *r6, struct rib6_route *r)
 	return 0;
 }
 
+/* No host bits: a byte at a time (FPM sets ~220k routes in one go). */
 static bool prefix_ok(const uint8_t p[16], uint8_t len)
 {
 	if (len > 128)
 		return false;
-	for (unsigned bit = len; bit < 128; bit++)
-		if (p[bit / 8] & (0x80 >> (bit % 8)))
+	if (len % 8 && (p[len / 8] & (0xffu >> (len % 8))))
+		return false;
+	for (unsigned i = (len + 7u) / 8; i < 16; i++)
+		if (p[i])
 			return false;
 	return true;
 }
@@ -355,6 +358,11 @@ int rib6_route_del(struct rib6 *r6, const uint8_t prefix[16], uint8_t len, enum 
 		r6->nused--;
 	}
 	return err;
+}
+
+void rib6_route_prefetch(const struct rib6 *r6, const uint8_t prefix[16], uint8_t len)
+{
+	__builtin_prefetch(&r6->bucket[route_hash(prefix, len, r6->nbuckets)], 0);
 }
 
 int rib6_route_best(const struct rib6 *r6, const uint8_t prefix[16], uint8_t len)

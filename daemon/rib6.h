@@ -45,6 +45,9 @@ int rib6_route_set(struct rib6 *r6, const uint8_t prefix[16], uint8_t len, enum 
                    enum nh_type type, const struct rib6_path *paths, unsigned npaths);
 int rib6_route_del(struct rib6 *r6, const uint8_t prefix[16], uint8_t len, enum rib_source source);
 
+/* Start loading the hash bucket of prefix/len (batch callers, ahead of use). */
+void rib6_route_prefetch(const struct rib6 *r6, const uint8_t prefix[16], uint8_t len);
+
 /* The source whose route is installed for prefix/len, or -1. */
 int rib6_route_best(const struct rib6 *r6, const uint8_t prefix[16], uint8_t len);
 

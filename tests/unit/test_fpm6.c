@@ -61,7 +61,8 @@ static void setup(void)
 	CHECK(rib && r6);
 	for (unsigned i = 0; i < 3; i++) {
 		struct rib6_path on = {.port = (int)i, .weight = 1};
-		CHECK_EQ(rib6_route_set(r6, a6(net[i]), 64, RIB_SRC_CONNECTED, NH_GLEAN, &on, 1), 0);
+		CHECK_EQ(rib6_route_set(r6, a6(net[i]), 64, RIB_SRC_CONNECTED, NH_GLEAN, &on, 1),
+		         0);
 	}
 	tab = fpm_table_new(rib, &dp);
 	CHECK(tab != NULL);
