@@ -137,7 +137,10 @@ void fpm_table_prefetch(const struct fpm_table *t, const uint8_t *payload, size_
  * (fib6_batch_begin): a read's worth of IPv6 routes (~4k) rebuilds each
  * trie node it touches once, not once per route. fpm_table_batch_end: 0,
  * or -ENOSPC/-ENOMEM when the FIB6 needs a reclaim (after a grace period)
- * first; the batch then stays open: call it again later.
+ * first; the batch then stays open: call it again later. Inside a batch
+ * the RIB6 finds the port of a gateway given without an interface in the
+ * FIB6 as the workers see it, without the routes of the same batch (zebra
+ * sends its routes resolved, with the interface).
  */
 void fpm_table_batch_begin(struct fpm_table *t);
 int fpm_table_batch_end(struct fpm_table *t);
