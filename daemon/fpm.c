@@ -95,9 +95,31 @@ static bool stream_process(struct fpm_server *s)
 	return true;
 }
 
-static void fpm_read_cb(evutil_socket_t fd, short what, void *arg)
+/*
+ * Publish the FIB6 batch. It fails only when the FIB6's arrays are full of
+ * what the workers may still read: the control loop reclaims after a grace
+ * period (control_reclaim), so try again shortly.
+ */
+static void fpm_batch_close(struct fpm_server *s)
 {
-	struct fpm_server *s = arg;
+	struct timeval tv = {.tv_sec = 0, .tv_usec = 10000};
+	int err = fpm_table_batch_end(s->table);
+
+	if (!err)
+		return;
+	if (log_limit_pass(&s->batch_log, mono_ms() / 1000, "fpm: FIB6 batch retries"))
+		log_warnx("fpm: IPv6 routes not published yet: FIB6 batch: %s; retrying after "
+		          "a reclaim", strerror(-err));
+	event_add(s->batch_ev, &tv);
+}
+
+static void fpm_batch_retry_cb(evutil_socket_t fd, short what, void *arg)
+{
+	fpm_batch_close(arg);
+}
+
+static void fpm_read_some(struct fpm_server *s)
+{
 	size_t budget = FPM_READ_BUDGET;
 
 	while (budget > 0) {
@@ -122,6 +144,15 @@ static void fpm_read_cb(evutil_socket_t fd, short what, void *arg)
 	}
 }
 
+static void fpm_read_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct fpm_server *s = arg;
+
+	fpm_table_batch_begin(s->table);
+	fpm_read_some(s);
+	fpm_batch_close(s);
+}
+
 /*
  * While syncing: settled once no route of an earlier session has been
  * re-announced for settle-time. Then sweep in chunks, one per loop turn.
@@ -143,7 +174,10 @@ static void fpm_settle_cb(evutil_socket_t fd, short what, void *arg)
 		}
 		s->state = FPM_SWEEPING;
 	}
-	if (!fpm_table_sweep(s->table, FPM_SWEEP_CHUNK)) {
+	fpm_table_batch_begin(s->table);
+	bool done = fpm_table_sweep(s->table, FPM_SWEEP_CHUNK);
+	fpm_batch_close(s);
+	if (!done) {
 		settle_arm(s, 0);
 		return;
 	}
@@ -152,9 +186,9 @@ static void fpm_settle_cb(evutil_socket_t fd, short what, void *arg)
 	s->last_settle_ms = (int64_t)(now - s->connect_ms);
 	s->settled_rt_ms = realtime_ms();
 	log_info("fpm: session %u settled %.1f s after connect: %lu IPv4 routes (%lu in the RIB), "
-	         "%lu IPv6; %lu IPv4 and %lu IPv6 stale routes swept so far",
+	         "%lu IPv6 (%lu in the RIB6); %lu IPv4 and %lu IPv6 stale routes swept so far",
 	         s->session, (double)s->last_settle_ms / 1000, c.routes4, c.routes4_rib, c.routes6,
-	         c.routes_swept, c.ipv6_swept);
+	         c.routes6_rib, c.routes_swept, c.ipv6_swept);
 	s->state = s->fd >= 0 ? FPM_ESTABLISHED : FPM_LISTENING;
 }
 
@@ -279,7 +313,7 @@ static int listen_socket(struct fpm_server *s)
 }
 
 struct fpm_server *fpm_server_new(struct event_base *base, const struct cfg_fpm *cfg,
-                                  struct rib *rib, const struct dataplane *dp)
+                                  struct rib *rib, struct rib6 *rib6, const struct dataplane *dp)
 {
 	struct fpm_server *s = calloc(1, sizeof(*s));
 
@@ -296,7 +330,8 @@ struct fpm_server *fpm_server_new(struct event_base *base, const struct cfg_fpm 
 	s->scratch = malloc(FPM_FRAME_MAX);
 	s->table = fpm_table_new(rib, dp);
 	s->settle_ev = evtimer_new(base, fpm_settle_cb, s);
-	if (!s->buf || !s->scratch || !s->table || !s->settle_ev) {
+	s->batch_ev = evtimer_new(base, fpm_batch_retry_cb, s);
+	if (!s->buf || !s->scratch || !s->table || !s->settle_ev || !s->batch_ev) {
 		log_warnx("fpm: out of memory starting the server");
 		goto fail;
 	}
@@ -308,6 +343,7 @@ struct fpm_server *fpm_server_new(struct event_base *base, const struct cfg_fpm 
 		goto fail;
 	}
 	fpm_table_set_limits(s->table, cfg->limit4, cfg->limit6, cfg->warn_pct);
+	fpm_table_set_rib6(s->table, rib6);
 	s->state = FPM_LISTENING;
 	log_info("fpm: listening on %s for zebra (dplane_fpm_nl)", s->listen_str);
 	fpm_peer_log_policy(s);
@@ -331,6 +367,8 @@ void fpm_server_free(struct fpm_server *s)
 		close(s->lfd);
 	if (s->settle_ev)
 		event_free(s->settle_ev);
+	if (s->batch_ev)
+		event_free(s->batch_ev);
 	fpm_table_free(s->table);
 	free(s->buf);
 	free(s->scratch);

@@ -18,6 +18,7 @@
 #include "config/config_fpm.h"
 #include "datapath/dataplane.h"
 #include "daemon/rib.h"
+#include "daemon/rib6.h"
 
 struct event_base;
 struct fpm_server;
@@ -28,7 +29,7 @@ struct fpm_server;
  * logged.
  */
 struct fpm_server *fpm_server_new(struct event_base *base, const struct cfg_fpm *cfg,
-                                  struct rib *rib, const struct dataplane *dp);
+                                  struct rib *rib, struct rib6 *rib6, const struct dataplane *dp);
 
 /* Close the session and the listener. FRR routes stay in the RIB. */
 void fpm_server_free(struct fpm_server *s);

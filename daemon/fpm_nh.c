@@ -9,6 +9,10 @@
  * older forwarding) until the object is announced. When an object changes,
  * the routes using it, and the groups listing it, are resolved again.
  *
+ * An object resolves twice, once for the IPv4 routes using it and once for
+ * the IPv6 ones (target, target6): zebra sends IPv6 gateways for IPv6
+ * routes, and an interface-only object or a group may serve both.
+ *
  * Ids are zebra's and change when zebra restarts, so nothing here outlives
  * a session: routes keep what they resolved to in the RIB, not the id.
  */
@@ -29,6 +33,7 @@ static void nh_free_obj(struct fpm_table *t, struct fpm_nh *n)
 	free(n->members);
 	free(n->parents);
 	free(n->deps);
+	free(n->deps6);
 	free(n);
 }
 
@@ -41,6 +46,7 @@ void fpm_nh_reset(struct fpm_table *t)
 		free(n->members);
 		free(n->parents);
 		free(n->deps);
+		free(n->deps6);
 		free(n);
 		t->nh[s] = NULL;
 	}
@@ -95,6 +101,7 @@ struct fpm_nh *fpm_nh_get(struct fpm_table *t, uint32_t id)
 	n->slot = slot;
 	n->state = NHS_UNKNOWN;
 	n->target = (struct fpm_target){.reject = -1, .pending = true};
+	n->target6 = (struct fpm_target6){.reject = -1, .pending = true};
 	t->nh[slot] = n;
 	struct fpm_nh_ix *x = oa_slot(&t->nhix, id);
 	oa_claim(&t->nhix, x, id);
@@ -119,7 +126,7 @@ static int arr_reserve(void **arr, uint32_t n, uint32_t *cap, size_t esz)
 /* A placeholder nothing refers to any more is forgotten. */
 static void nh_gc(struct fpm_table *t, struct fpm_nh *n)
 {
-	if (n->state == NHS_UNKNOWN && !n->ndeps && !n->nparents)
+	if (n->state == NHS_UNKNOWN && !n->ndeps && !n->ndeps6 && !n->nparents)
 		nh_free_obj(t, n);
 }
 
@@ -142,6 +149,26 @@ void fpm_nh_dep_del(struct fpm_table *t, struct fpm_nh *n, uint32_t pos)
 		struct fpm_r4 *moved = oa_find(&t->r4, n->deps[pos]);
 		if (moved)
 			moved->pos = pos;
+	}
+	nh_gc(t, n);
+}
+
+int fpm_nh_dep6_add(struct fpm_table *t, struct fpm_nh *n, struct fpm_r6 *e)
+{
+	if (arr_reserve((void **)&n->deps6, n->ndeps6, &n->cdeps6, sizeof(*n->deps6)) != 0)
+		return -1;
+	e->pos = n->ndeps6;
+	n->deps6[n->ndeps6++] = e;
+	return 0;
+}
+
+void fpm_nh_dep6_del(struct fpm_table *t, struct fpm_nh *n, uint32_t pos)
+{
+	uint32_t last = --n->ndeps6;
+
+	if (pos != last) {
+		n->deps6[pos] = n->deps6[last];
+		n->deps6[pos]->pos = pos;
 	}
 	nh_gc(t, n);
 }
@@ -175,53 +202,70 @@ static void nh_detach_members(struct fpm_table *t, struct fpm_nh *n)
  * weight. It waits while a member is unknown. Linux does not nest groups and
  * zebra never sends one as a member: such members, and blackholes, add no path.
  */
-static void nh_resolve_group(struct fpm_table *t, const struct fpm_nh *n, struct fpm_target *tg)
+static struct fpm_path group_paths[FPM_GROUP_MAX];
+
+/* The members' paths into group_paths; -1 while a member is unknown. */
+static int nh_group_paths(struct fpm_table *t, const struct fpm_nh *n)
 {
-	static struct fpm_path paths[FPM_GROUP_MAX];
 	unsigned k = 0;
 
 	for (uint32_t i = 0; i < n->nmembers; i++) {
 		const struct fpm_nh *c = nh_find(t, n->members[i].id);
-		if (!c || c->state != NHS_KNOWN) {
-			tg->pending = true;
-			return;
-		}
+		if (!c || c->state != NHS_KNOWN)
+			return -1;
 		if (c->nmembers || c->blackhole || c->encap)
 			continue;
-		paths[k] = c->path;
-		paths[k].weight = n->members[i].weight > 255 ? 255 : (uint8_t)n->members[i].weight;
+		group_paths[k] = c->path;
+		group_paths[k].weight =
+		    n->members[i].weight > 255 ? 255 : (uint8_t)n->members[i].weight;
 		k++;
 	}
-	fpm_target_from_paths(t, paths, k, tg);
+	return (int)k;
 }
 
-static void nh_resolve(struct fpm_table *t, const struct fpm_nh *n, struct fpm_target *tg)
+/*
+ * What n forwards over, for IPv4 routes (tg) and IPv6 routes (tg6). Both
+ * start zeroed: they are compared with memcmp.
+ */
+static void nh_resolve(struct fpm_table *t, const struct fpm_nh *n, struct fpm_target *tg,
+                       struct fpm_target6 *tg6)
 {
 	memset(tg, 0, sizeof(*tg));
-	tg->reject = -1;
-	if (n->state != NHS_KNOWN)
-		tg->pending = true;
-	else if (n->encap)
-		tg->reject = FPM_REJ_ENCAP;
-	else if (n->blackhole)
-		tg->type = NH_BLACKHOLE;
-	else if (n->nmembers)
-		nh_resolve_group(t, n, tg);
-	else
+	memset(tg6, 0, sizeof(*tg6));
+	tg->reject = tg6->reject = -1;
+	int k = n->nmembers && n->state == NHS_KNOWN ? nh_group_paths(t, n) : 0;
+	if (n->state != NHS_KNOWN || k < 0) {
+		tg->pending = tg6->pending = true;
+	} else if (n->encap) {
+		tg->reject = tg6->reject = FPM_REJ_ENCAP;
+	} else if (n->blackhole) {
+		tg->type = tg6->type = NH_BLACKHOLE;
+	} else if (n->nmembers) {
+		fpm_target_from_paths(t, group_paths, (unsigned)k, tg);
+		fpm_target6_from_paths(t, group_paths, (unsigned)k, tg6);
+	} else {
 		fpm_target_from_paths(t, &n->path, 1, tg);
+		fpm_target6_from_paths(t, &n->path, 1, tg6);
+	}
 }
 
 /* Resolve n again; if that changed anything, re-program the routes using it. */
 static void nh_update_target(struct fpm_table *t, struct fpm_nh *n)
 {
-	struct fpm_target tg;
+	static struct fpm_target tg;
+	static struct fpm_target6 tg6;
 
-	nh_resolve(t, n, &tg);
-	if (!memcmp(&tg, &n->target, sizeof(tg)))
-		return;
-	n->target = tg;
-	for (uint32_t i = 0; i < n->ndeps; i++)
-		fpm_r4_reprogram(t, n->deps[i], &n->target);
+	nh_resolve(t, n, &tg, &tg6);
+	if (memcmp(&tg, &n->target, sizeof(tg))) {
+		n->target = tg;
+		for (uint32_t i = 0; i < n->ndeps; i++)
+			fpm_r4_reprogram(t, n->deps[i], &n->target);
+	}
+	if (memcmp(&tg6, &n->target6, sizeof(tg6))) {
+		n->target6 = tg6;
+		for (uint32_t i = 0; i < n->ndeps6; i++)
+			fpm_r6_reprogram(t, n->deps6[i], &n->target6);
+	}
 }
 
 /*
@@ -270,7 +314,7 @@ static void nh_delete(struct fpm_table *t, uint32_t id)
 	}
 	t->c.nh_deleted++;
 	nh_detach_members(t, n);
-	if (!n->ndeps && !n->nparents) {
+	if (!n->ndeps && !n->ndeps6 && !n->nparents) {
 		nh_free_obj(t, n);
 		return;
 	}
@@ -278,7 +322,7 @@ static void nh_delete(struct fpm_table *t, uint32_t id)
 	 * zebra deletes an object only once nothing uses it. If routes still
 	 * do, follow the kernel (its routes go with it): they wait, unknown.
 	 */
-	t->c.nh_deleted_in_use += n->ndeps != 0;
+	t->c.nh_deleted_in_use += n->ndeps + n->ndeps6 != 0;
 	n->state = NHS_UNKNOWN;
 	nh_changed(t, n);
 }
@@ -314,15 +358,17 @@ void fpm_nh_settle(struct fpm_table *t)
 {
 	for (uint32_t s = 0; s < t->nh_n; s++) {
 		struct fpm_nh *n = t->nh[s];
-		if (!n || !n->ndeps || !n->target.pending)
+		if (!n || !(n->ndeps + n->ndeps6) || !n->target.pending)
 			continue;
-		t->c.rejected[FPM_REJ_NEXTHOP] += n->ndeps;
+		t->c.rejected[FPM_REJ_NEXTHOP] += n->ndeps + n->ndeps6;
 		fpm_log_limited(t,
 		                "fpm: next-hop object %u: %s at the end of the replay: "
 		                "%u route(s) using it withdrawn until it is announced",
 		                n->id, n->state == NHS_KNOWN ? "a member is unknown" : "unknown",
-		                n->ndeps);
+		                n->ndeps + n->ndeps6);
 		for (uint32_t i = 0; i < n->ndeps; i++)
 			fpm_r4_reprogram(t, n->deps[i], &n->target);
+		for (uint32_t i = 0; i < n->ndeps6; i++)
+			fpm_r6_reprogram(t, n->deps6[i], &n->target6);
 	}
 }

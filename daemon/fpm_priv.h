@@ -26,6 +26,7 @@ struct fpm_server {
 	enum fpm_state state;
 	int lfd, fd;
 	struct event *lev, *rev, *settle_ev;
+	struct event *batch_ev; /* retries closing a FIB6 batch that needed a reclaim */
 	struct fpm_table *table;
 
 	uint8_t *buf; /* stream bytes not yet framed; malloc'd, so 4-byte aligned */
@@ -45,7 +46,7 @@ struct fpm_server {
 	/* accept() failing for want of descriptors (EMFILE) fails again on every
 	 * loop while the connection waits: a few lines, then a count. Refused
 	 * connections, which a process may make in a loop, likewise. */
-	struct log_limit accept_log, refuse_log;
+	struct log_limit accept_log, refuse_log, batch_log;
 };
 
 /* fpm_peer.c: "address:port" / "[address]:port" of a socket address. */

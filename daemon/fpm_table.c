@@ -109,8 +109,13 @@ static const char *route_str(uint8_t family, const uint8_t *dst, uint8_t len, ch
 	return buf;
 }
 
+void fpm_table_set_rib6(struct fpm_table *t, struct rib6 *rib6)
+{
+	t->rib6 = rib6;
+}
+
 /* Port id of the cellgated port on ifindex (ATM subinterfaces included: they are ports), or -1. */
-static int port_of_ifindex(struct fpm_table *t, int ifindex)
+int fpm_port_of_ifindex(struct fpm_table *t, int ifindex)
 {
 	const struct dataplane *dp = t->dp;
 
@@ -145,7 +150,7 @@ void fpm_target_from_paths(struct fpm_table *t, const struct fpm_path *p, unsign
 		int port = -1;
 		if (p[i].gw_family && p[i].gw_family != AF_INET)
 			return target_reject(tg, FPM_REJ_GW_FAMILY, p[i].gw_family);
-		if (p[i].oif && (port = port_of_ifindex(t, p[i].oif)) < 0)
+		if (p[i].oif && (port = fpm_port_of_ifindex(t, p[i].oif)) < 0)
 			return target_reject(tg, FPM_REJ_IFINDEX, p[i].oif);
 		if (!p[i].gw_family && port < 0)
 			continue; /* neither gateway nor interface: nothing to use */
@@ -172,28 +177,44 @@ void fpm_target_from_paths(struct fpm_table *t, const struct fpm_path *p, unsign
 		target_reject(tg, FPM_REJ_NO_PATH, 0);
 }
 
+int fpm_route_kind(const struct fpm_route *r, uint8_t *type, int32_t *detail)
+{
+	*detail = 0;
+	if (r->encap)
+		return FPM_REJ_ENCAP;
+	switch (r->type) {
+	case RTN_UNICAST:
+		*type = NH_GATEWAY;
+		return -1;
+	case RTN_BLACKHOLE:
+		*type = NH_BLACKHOLE;
+		return -1;
+	case RTN_UNREACHABLE:
+	case RTN_PROHIBIT:
+		/*
+		 * The datapath answers both with ICMP destination unreachable
+		 * (no administratively-prohibited code yet: RFC 792 code 13,
+		 * RFC 4443 code 1).
+		 */
+		*type = NH_UNREACHABLE;
+		return -1;
+	default:
+		*detail = r->type;
+		return FPM_REJ_TYPE;
+	}
+}
+
 /* Type, table and encap checks, then the paths or the next-hop object. */
 static void route_target(struct fpm_table *t, const struct fpm_route *r, struct fpm_target *tg)
 {
+	int32_t detail;
+	int rej;
+
 	memset(tg, 0, sizeof(*tg));
 	tg->reject = -1;
-	if (r->encap)
-		return target_reject(tg, FPM_REJ_ENCAP, 0);
-	switch (r->type) {
-	case RTN_UNICAST:
-		break;
-	case RTN_BLACKHOLE:
-		tg->type = NH_BLACKHOLE;
-		return;
-	case RTN_UNREACHABLE:
-	case RTN_PROHIBIT:
-		/* The datapath answers both with ICMP net unreachable (no code 13 yet). */
-		tg->type = NH_UNREACHABLE;
-		return;
-	default:
-		return target_reject(tg, FPM_REJ_TYPE, r->type);
-	}
-	if (!r->nh_id)
+	if ((rej = fpm_route_kind(r, &tg->type, &detail)) >= 0)
+		return target_reject(tg, rej, detail);
+	if (r->type == RTN_UNICAST && !r->nh_id)
 		fpm_target_from_paths(t, r->paths, r->npaths, tg);
 }
 
@@ -483,6 +504,7 @@ void fpm_table_prefetch(const struct fpm_table *t, const uint8_t *payload, size_
 	struct rtmsg rtm;
 	struct nlattr a;
 	uint32_t dst;
+	uint8_t dst6[16];
 	const size_t at = NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(rtm));
 
 	if (len < at + sizeof(a) + sizeof(dst))
@@ -491,7 +513,15 @@ void fpm_table_prefetch(const struct fpm_table *t, const uint8_t *payload, size_
 	memcpy(&rtm, payload + NLMSG_HDRLEN, sizeof(rtm));
 	memcpy(&a, payload + at, sizeof(a));
 	if ((nlh.nlmsg_type != RTM_NEWROUTE && nlh.nlmsg_type != RTM_DELROUTE) ||
-	    rtm.rtm_family != AF_INET || rtm.rtm_dst_len > 32 || a.nla_type != RTA_DST ||
+	    a.nla_type != RTA_DST)
+		return;
+	if (rtm.rtm_family == AF_INET6 && rtm.rtm_dst_len <= 128 &&
+	    a.nla_len == sizeof(a) + sizeof(dst6) && len >= at + sizeof(a) + sizeof(dst6)) {
+		memcpy(dst6, payload + at + sizeof(a), sizeof(dst6));
+		fpm_r6_prefetch(t, dst6, rtm.rtm_dst_len);
+		return;
+	}
+	if (rtm.rtm_family != AF_INET || rtm.rtm_dst_len > 32 ||
 	    a.nla_len != sizeof(a) + sizeof(dst))
 		return;
 	memcpy(&dst, payload + at + sizeof(a), sizeof(dst));
@@ -544,9 +574,8 @@ bool fpm_table_sweep(struct fpm_table *t, unsigned budget)
 		t->c.routes_swept++;
 		t->nstale_left--;
 	}
-	if (t->stale_pos < t->nstale)
+	if (t->stale_pos < t->nstale || !fpm_r6_sweep(t, &budget))
 		return false;
-	fpm_r6_sweep(t);
 	free(t->stale);
 	t->stale = NULL;
 	t->nstale = t->stale_pos = 0;
@@ -559,6 +588,9 @@ void fpm_table_get_counters(const struct fpm_table *t, struct fpm_table_counters
 {
 	*out = t->c;
 	out->routes6 = t->r6_used;
+	out->routes6_rib = t->c.routes6_rib;
+	out->routes6_pending = t->c.routes6_pending;
+	out->routes6_rejected = t->c.routes6_rejected;
 	out->nhobjs = t->nh_n - t->nh_nfree;
 	out->stale = t->nstale_left;
 	out->settled = t->settled;

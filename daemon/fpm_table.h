@@ -9,8 +9,8 @@
  * the replay has settled, whatever was not re-announced is swept
  * (mark-and-sweep). Next-hop objects are per session (zebra numbers them
  * afresh after a restart); routes that use one are re-resolved when it
- * changes. IPv4 routes of the main table go to the RIB as RIB_SRC_FRR; IPv6
- * routes are kept (for the IPv6 datapath to come) but not forwarded.
+ * changes. Routes of the main table go to the RIB (IPv4) and the RIB6
+ * (IPv6) as RIB_SRC_FRR, so they win over static routes of the same prefix.
  *
  * Control thread only.
  */
@@ -23,6 +23,7 @@
 #include "datapath/dataplane.h"
 #include "daemon/fpm_nl.h"
 #include "daemon/rib.h"
+#include "daemon/rib6.h"
 
 /*
  * Why a route zebra sent is not forwarded by cellgated (counted, logged
@@ -34,8 +35,11 @@
 	  "rtm_type")                                                                              \
 	X(ENCAP, "encap", "MPLS or other encapsulation on the route or its next hop", NULL)        \
 	X(IFINDEX, "ifindex", "output interface is not a cellgated port", "ifindex")               \
-	X(GW_FAMILY, "gateway-family", "IPv4 route over a gateway of another family (RFC 5549)",   \
+	X(GW_FAMILY, "gateway-family",                                                             \
+	  "gateway of another family than the route's (RFC 5549 IPv4 over IPv6, or IPv6 over IPv4)", \
 	  "family")                                                                                \
+	X(LINK_LOCAL, "link-local-no-oif",                                                         \
+	  "IPv6 link-local gateway without an output interface (RFC 4007: ambiguous)", NULL)      \
 	X(NO_PATH, "no-path", "unicast route without a usable gateway or interface", NULL)         \
 	X(NEXTHOP, "nexthop-unknown", "next-hop object never announced or unresolvable", NULL)     \
 	X(RIB, "rib", "the RIB refused it (tables full, bad prefix)", "error")                     \
@@ -63,13 +67,16 @@ struct fpm_table_counters {
 	uint64_t rejected[FPM_REJ__MAX];
 	uint64_t paths_truncated; /* more paths than the RIB holds, or mixed on-link */
 	uint64_t nh_added, nh_replaced, nh_deleted, nh_del_unknown, nh_deleted_in_use;
-	uint64_t ipv6_added, ipv6_deleted, ipv6_reconfirmed, ipv6_swept;
+	uint64_t ipv6_added, ipv6_replaced, ipv6_deleted, ipv6_reconfirmed, ipv6_swept;
 	/* Gauges. */
 	uint64_t routes4;     /* IPv4 routes of the main table known now */
 	uint64_t routes4_rib; /* ... of which in the RIB */
 	uint64_t routes4_pending;
 	uint64_t routes4_rejected; /* ... of which cellgated cannot forward (see rejected) */
-	uint64_t routes6;
+	uint64_t routes6;          /* IPv6 routes of the main table known now, like routes4 */
+	uint64_t routes6_rib;      /* ... of which in the RIB6 */
+	uint64_t routes6_pending;
+	uint64_t routes6_rejected;
 	uint64_t nhobjs;
 	uint64_t stale;            /* waiting for the sweep */
 	uint64_t session4;         /* IPv4 routes the current session announced (the limit's count) */
@@ -81,6 +88,9 @@ struct fpm_table;
 
 struct fpm_table *fpm_table_new(struct rib *rib, const struct dataplane *dp);
 void fpm_table_free(struct fpm_table *t);
+
+/* Where IPv6 routes go; until it is set (NULL) they are recorded and counted, not installed. */
+void fpm_table_set_rib6(struct fpm_table *t, struct rib6 *rib6);
 
 /*
  * Route limits, like bgpd's maximum-prefix: at most limit4 IPv4 and limit6
@@ -113,13 +123,27 @@ int fpm_table_session_start(struct fpm_table *t);
 enum fpm_err fpm_table_frame(struct fpm_table *t, const uint8_t *payload, size_t len);
 
 /*
- * Start loading the table slots a frame's IPv4 route will touch (this
- * table's and the RIB's). A route costs a few cache misses on tables of
- * a million entries; issued some frames ahead, they overlap. Only looks at
+ * Start loading the table slots a frame's route will touch (this table's
+ * and the RIB's; for IPv6 the two tables' hash buckets). A route costs a
+ * few cache misses on tables of a million entries; issued some frames
+ * ahead, they overlap. Only looks at
  * a frame laid out as zebra lays it out (RTA_DST first), every read
  * bounds-checked; anything else is simply not prefetched.
  */
 void fpm_table_prefetch(const struct fpm_table *t, const uint8_t *payload, size_t len);
+
+/*
+ * FIB6 updates between these two reach the workers together at the end
+ * (fib6_batch_begin): a read's worth of IPv6 routes (~4k) rebuilds each
+ * trie node it touches once, not once per route. fpm_table_batch_end: 0,
+ * or -ENOSPC/-ENOMEM when the FIB6 needs a reclaim (after a grace period)
+ * first; the batch then stays open: call it again later. Inside a batch
+ * the RIB6 finds the port of a gateway given without an interface in the
+ * FIB6 as the workers see it, without the routes of the same batch (zebra
+ * sends its routes resolved, with the interface).
+ */
+void fpm_table_batch_begin(struct fpm_table *t);
+int fpm_table_batch_end(struct fpm_table *t);
 
 /* Stale IPv4/IPv6 routes re-announced so far (what the settle timer watches). */
 uint64_t fpm_table_reconfirmed(const struct fpm_table *t);

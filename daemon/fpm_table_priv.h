@@ -5,9 +5,10 @@
 
 #include "daemon/fpm_table.h"
 #include "lib/log.h"
+#include "daemon/rib6.h"
 #include "daemon/rib_priv.h"
 
-/* An IPv4 route of the main table: one entry of an oa_table. */
+/* An IPv4 route of the main table: one entry of an oa_table. IPv6 routes use the same flags. */
 enum {
 	R4_IN_RIB = 1,   /* our RIB_SRC_FRR entry exists for the prefix */
 	R4_PENDING = 2,  /* waits for a next-hop object (a RIB entry, if any, is older) */
@@ -24,16 +25,18 @@ struct fpm_r4 {
 	uint8_t flags;
 };
 
-/* An IPv6 route: kept as decoded (not forwarded yet), chained hash. */
+/*
+ * An IPv6 route of the main table, chained hash (fpm_r6.c). Entries never
+ * move, so next-hop objects list their IPv6 dependents by pointer.
+ */
 struct fpm_r6 {
 	struct fpm_r6 *next;
 	uint8_t prefix[16];
 	uint8_t len;
-	uint8_t type;
-	uint16_t npaths;
-	uint32_t gen;
-	uint32_t nh_id;
-	struct fpm_path paths[];
+	uint8_t flags; /* R4_IN_RIB (in the RIB6), R4_PENDING, R4_REJECTED */
+	uint32_t gen;  /* session that last announced it */
+	uint32_t nh;   /* next-hop object slot + 1, valid only when gen is current; 0 = none */
+	uint32_t pos;  /* index in that object's IPv6 dependents */
 };
 
 /* How a route or next-hop object resolves for the RIB. Compared with memcmp: zero it first. */
@@ -44,6 +47,16 @@ struct fpm_target {
 	uint8_t n;
 	int32_t detail; /* for the log: the foreign ifindex, table, type */
 	struct rib_path paths[NHG_PATHS_MAX];
+};
+
+/* The same for an IPv6 route (fpm_r6.c): IPv6 gateways, link-local ones with their port. */
+struct fpm_target6 {
+	int8_t reject;
+	bool pending;
+	uint8_t type;
+	uint8_t n;
+	int32_t detail;
+	struct rib6_path paths[NHG_PATHS_MAX];
 };
 
 enum nh_state {
@@ -62,11 +75,14 @@ struct fpm_nh {
 	struct fpm_path path;
 	struct fpm_nh_member *members; /* a group when nmembers > 0 */
 	uint32_t nmembers;
-	struct fpm_target target;
+	struct fpm_target target;   /* for IPv4 routes */
+	struct fpm_target6 target6; /* for IPv6 routes */
 	uint32_t *parents; /* slots of groups that list this object */
 	uint32_t nparents, cparents;
 	uint64_t *deps; /* IPv4 routes using it (fpm_r4 keys) */
 	uint32_t ndeps, cdeps;
+	struct fpm_r6 **deps6; /* IPv6 routes using it */
+	uint32_t ndeps6, cdeps6;
 };
 
 /* zebra id -> slot: one entry of an oa_table. */
@@ -77,6 +93,7 @@ struct fpm_nh_ix {
 
 struct fpm_table {
 	struct rib *rib;
+	struct rib6 *rib6; /* NULL: IPv6 routes are recorded, never installed */
 	const struct dataplane *dp;
 	uint32_t gen;
 	bool settled;
@@ -85,6 +102,8 @@ struct fpm_table {
 
 	struct fpm_r6 **r6;
 	uint32_t r6_buckets, r6_used;
+	uint32_t r6_sweep_pos; /* next bucket the sweep looks at */
+	bool batch;            /* a FIB6 batch is open (fpm_table_batch_begin) */
 
 	struct fpm_nh **nh;    /* by slot; objects never move, so pointers stay valid */
 	uint32_t nh_cap, nh_n; /* slots handed out so far; freed ones are reused first */
@@ -131,11 +150,27 @@ void fpm_limit_session_start(struct fpm_table *t);
 void fpm_log_reject(struct fpm_table *t, uint8_t family, const uint8_t *dst, uint8_t len,
                     enum fpm_reject r, long detail);
 
+/* fpm_table.c: the cellgated port on ifindex, or -1. */
+int fpm_port_of_ifindex(struct fpm_table *t, int ifindex);
+/*
+ * fpm_table.c: -1 and *type (NH_GATEWAY for unicast: paths or object to
+ * follow; NH_BLACKHOLE, NH_UNREACHABLE) for a route cellgated can take, or
+ * the enum fpm_reject reason with *detail.
+ */
+int fpm_route_kind(const struct fpm_route *r, uint8_t *type, int32_t *detail);
+
 /* fpm_r6.c */
 void fpm_r6_new(struct fpm_table *t, const struct fpm_route *r);
 void fpm_r6_del(struct fpm_table *t, const struct fpm_route *r);
-void fpm_r6_sweep(struct fpm_table *t); /* entries of earlier sessions */
+/* Remove up to *budget entries of earlier sessions (decremented); true when none is left. */
+bool fpm_r6_sweep(struct fpm_table *t, unsigned *budget);
 void fpm_r6_free_all(struct fpm_table *t);
+/* IPv6 paths to what the RIB6 takes (as fpm_target_from_paths for IPv4). */
+void fpm_target6_from_paths(struct fpm_table *t, const struct fpm_path *p, unsigned n,
+                            struct fpm_target6 *tg);
+void fpm_r6_reprogram(struct fpm_table *t, struct fpm_r6 *e, const struct fpm_target6 *tg);
+/* Start loading the buckets (this table's, the RIB6's) an IPv6 route will touch. */
+void fpm_r6_prefetch(const struct fpm_table *t, const uint8_t *dst, uint8_t len);
 
 /* fpm_nh.c */
 void fpm_nh_reset(struct fpm_table *t);
@@ -144,6 +179,8 @@ void fpm_nh_apply(struct fpm_table *t, const struct fpm_nhobj *o, bool del);
 struct fpm_nh *fpm_nh_get(struct fpm_table *t, uint32_t id);
 int fpm_nh_dep_add(struct fpm_table *t, struct fpm_nh *n, uint64_t key, uint32_t *pos);
 void fpm_nh_dep_del(struct fpm_table *t, struct fpm_nh *n, uint32_t pos);
+int fpm_nh_dep6_add(struct fpm_table *t, struct fpm_nh *n, struct fpm_r6 *e);
+void fpm_nh_dep6_del(struct fpm_table *t, struct fpm_nh *n, uint32_t pos);
 /* Withdraw the routes that still wait for an unknown object (end of the settle). */
 void fpm_nh_settle(struct fpm_table *t);
 

@@ -67,14 +67,17 @@ void fpm_server_stats_json(const struct fpm_server *s, FILE *out)
 	fprintf(out,
 	        ",\"routes\":{\"ipv4\":%lu,\"ipv4-installed\":%lu,\"ipv4-pending\":%lu,"
 	        "\"ipv4-rejected\":%lu,"
-	        "\"ipv6\":%lu,\"ipv4-session\":%lu,\"ipv6-session\":%lu,\"added\":%lu,\"replaced\":"
+	        "\"ipv6\":%lu,\"ipv6-installed\":%lu,\"ipv6-pending\":%lu,\"ipv6-rejected\":%lu,"
+	        "\"ipv4-session\":%lu,\"ipv6-session\":%lu,\"added\":%lu,\"replaced\":"
 	        "%lu,\"reconfirmed\":%lu,\"deleted\":%lu,"
-	        "\"delete-unknown\":%lu,\"swept\":%lu,\"ipv6-added\":%lu,\"ipv6-deleted\":%lu,"
+	        "\"delete-unknown\":%lu,\"swept\":%lu,\"ipv6-added\":%lu,\"ipv6-replaced\":%lu,"
+	        "\"ipv6-deleted\":%lu,"
 	        "\"ipv6-reconfirmed\":%lu,\"ipv6-swept\":%lu,\"other-family\":%lu,"
 	        "\"paths-truncated\":%lu},\"rejected\":",
 	        c.routes4, c.routes4_rib, c.routes4_pending, c.routes4_rejected, c.routes6,
-	        c.session4, c.session6, c.routes_added, c.routes_replaced, c.routes_reconfirmed,
-	        c.routes_deleted, c.routes_del_unknown, c.routes_swept, c.ipv6_added,
+	        c.routes6_rib, c.routes6_pending, c.routes6_rejected, c.session4, c.session6,
+	        c.routes_added, c.routes_replaced, c.routes_reconfirmed, c.routes_deleted,
+	        c.routes_del_unknown, c.routes_swept, c.ipv6_added, c.ipv6_replaced,
 	        c.ipv6_deleted, c.ipv6_reconfirmed, c.ipv6_swept, c.ignored_family,
 	        c.paths_truncated);
 	json_counts(out, fpm_reject_name, c.rejected, FPM_REJ__MAX, 0);

@@ -400,7 +400,7 @@ static int run(struct options *o, struct cfg *cfg)
 	if (dp_workers_start(&dp, ctl.worker_cpu, cfg->workers) != 0)
 		goto out;
 	control_cpus_pick(ctl.worker_cpu, cfg->workers);
-	ctl.fpm = fpm_server_new(ctl.base, &cfg->fpm, ctl.rib, &dp);
+	ctl.fpm = fpm_server_new(ctl.base, &cfg->fpm, ctl.rib, ctl.rib6, &dp);
 	if (!ctl.fpm || pidfile_write(o->rundir) != 0)
 		goto stop;
 	log_info("cellgated %s running: %u port(s), %u worker(s)", PACKAGE_VERSION, dp.nports,

@@ -18,8 +18,8 @@
 #include "lib/addr.h"
 #include "lib/log.h"
 
-#define RIB6_BUCKETS 4096
-#define NH6_KEY_BIT  (1ull << 63)
+#define RIB6_BUCKETS_INIT 4096u
+#define NH6_KEY_BIT       (1ull << 63)
 
 struct rib6_route {
 	uint8_t prefix[16];
@@ -33,7 +33,9 @@ struct rib6 {
 	struct rib *rib;
 	rib6_l2_seed_fn seed;
 	void *seed_arg;
-	struct rib6_route *bucket[RIB6_BUCKETS];
+	/* Doubled when the routes outnumber the buckets: FPM brings ~220k (issue 16). */
+	struct rib6_route **bucket;
+	uint32_t nbuckets, nused;
 	uint64_t nroutes[RIB_SRC__MAX];
 	uint64_t errors;
 };
@@ -67,6 +69,12 @@ struct rib6 *rib6_new(struct rib *rib, rib6_l2_seed_fn seed, void *seed_arg)
 
 	if (!r6)
 		return NULL;
+	r6->nbuckets = RIB6_BUCKETS_INIT;
+	r6->bucket = calloc(r6->nbuckets, sizeof(*r6->bucket));
+	if (!r6->bucket) {
+		free(r6);
+		return NULL;
+	}
 	r6->rib = rib;
 	r6->seed = seed;
 	r6->seed_arg = seed_arg;
@@ -83,11 +91,12 @@ void rib6_free(struct rib6 *r6)
 {
 	if (!r6)
 		return;
-	for (unsigned b = 0; b < RIB6_BUCKETS; b++)
+	for (uint32_t b = 0; b < r6->nbuckets; b++)
 		for (struct rib6_route *r = r6->bucket[b], *next; r; r = next) {
 			next = r->next;
 			free(r);
 		}
+	free(r6->bucket);
 	free(r6);
 }
 
@@ -146,20 +155,27 @@ static int gateway_port(const struct rib6 *r6, const uint8_t gw[16])
 	return -1;
 }
 
+/* The route being set, for messages: formatted only when one is logged. */
+struct route_what {
+	const uint8_t *prefix;
+	uint8_t len;
+};
+
 /* One next hop of a group: 0 when skipped (logged). */
 static uint32_t path_nh(struct rib6 *r6, enum nh_type type, const struct rib6_path *p,
-                        const char *what)
+                        const struct route_what *rw)
 {
 	static const uint8_t zero[16];
 	const uint8_t *gw = p && (type == NH_GATEWAY || type == NH_NEIGH_FAILED) ? p->gw : zero;
 	int port = p ? p->port : 0;
-	char b[INET6_ADDRSTRLEN];
+	char b[INET6_ADDRSTRLEN], what[INET6_ADDRSTRLEN + 4];
 	uint32_t id;
 
 	if (type == NH_GATEWAY && port < 0)
 		port = gateway_port(r6, gw);
 	if (port < 0) {
-		log_warnx("route %s: next hop %s is not on a connected prefix: path skipped", what,
+		log_warnx("route %s: next hop %s is not on a connected prefix: path skipped",
+		          pfx6_str(rw->prefix, rw->len, what, sizeof(what)),
 		          inet_str(AF_INET6, gw, b, sizeof(b)));
 		return 0;
 	}
@@ -168,12 +184,13 @@ static uint32_t path_nh(struct rib6 *r6, enum nh_type type, const struct rib6_pa
 	else
 		id = nh6_ref(r6, type, (uint16_t)port, gw);
 	if (!id)
-		log_warnx("route %s: next-hop table full (%u entries)", what, NH_MAX);
+		log_warnx("route %s: next-hop table full (%u entries)",
+		          pfx6_str(rw->prefix, rw->len, what, sizeof(what)), NH_MAX);
 	return id;
 }
 
 static uint32_t group_build(struct rib6 *r6, enum nh_type type, const struct rib6_path *paths,
-                            unsigned n, const char *what)
+                            unsigned n, const struct route_what *rw)
 {
 	uint32_t nh[NHG_PATHS_MAX];
 	uint8_t w[NHG_PATHS_MAX];
@@ -183,7 +200,7 @@ static uint32_t group_build(struct rib6 *r6, enum nh_type type, const struct rib
 	if (type != NH_GATEWAY)
 		n = 1;
 	for (unsigned i = 0; i < n && k < NHG_PATHS_MAX; i++) {
-		uint32_t id = path_nh(r6, type, paths ? &paths[i] : NULL, what);
+		uint32_t id = path_nh(r6, type, paths ? &paths[i] : NULL, rw);
 		unsigned j = k;
 
 		if (!id)
@@ -204,19 +221,22 @@ static uint32_t group_build(struct rib6 *r6, enum nh_type type, const struct rib
 	if (!created)
 		for (unsigned i = 0; i < k; i++)
 			rib_nh_unref(r6->rib, nh[i]);
-	if (!g)
-		log_warnx("route %s: next-hop group table full (%u entries)", what, NHG_MAX);
+	if (!g) {
+		char what[INET6_ADDRSTRLEN + 4];
+		log_warnx("route %s: next-hop group table full (%u entries)",
+		          pfx6_str(rw->prefix, rw->len, what, sizeof(what)), NHG_MAX);
+	}
 	return g;
 }
 
-static uint32_t route_hash(const uint8_t prefix[16], uint8_t len)
+static uint32_t route_hash(const uint8_t prefix[16], uint8_t len, uint32_t nbuckets)
 {
-	return (addr_hash(prefix) ^ len * 0x9e3779b9u) % RIB6_BUCKETS;
+	return (addr_hash(prefix) ^ len * 0x9e3779b9u) & (nbuckets - 1);
 }
 
 static struct rib6_route **route_slot(struct rib6 *r6, const uint8_t prefix[16], uint8_t len)
 {
-	struct rib6_route **pp = &r6->bucket[route_hash(prefix, len)];
+	struct rib6_route **pp = &r6->bucket[route_hash(prefix, len, r6->nbuckets)];
 
 	while (*pp && ((*pp)->len != len || memcmp((*pp)->prefix, prefix, 16)))
 		pp = &(*pp)->next;
@@ -248,27 +268,51 @@ static int route_program(struct rib6 *r6, struct rib6_route *r)
 	return 0;
 }
 
+/* No host bits: a byte at a time (FPM sets ~220k routes in one go). */
 static bool prefix_ok(const uint8_t p[16], uint8_t len)
 {
 	if (len > 128)
 		return false;
-	for (unsigned bit = len; bit < 128; bit++)
-		if (p[bit / 8] & (0x80 >> (bit % 8)))
+	if (len % 8 && (p[len / 8] & (0xffu >> (len % 8))))
+		return false;
+	for (unsigned i = (len + 7u) / 8; i < 16; i++)
+		if (p[i])
 			return false;
 	return true;
+}
+
+/* Twice the buckets, same routes; on ENOMEM the chains just get longer. */
+static void route_table_grow(struct rib6 *r6)
+{
+	uint32_t nb = r6->nbuckets * 2;
+	struct rib6_route **n = calloc(nb, sizeof(*n));
+
+	if (!n)
+		return;
+	for (uint32_t b = 0; b < r6->nbuckets; b++)
+		for (struct rib6_route *r = r6->bucket[b], *next; r; r = next) {
+			next = r->next;
+			uint32_t h = route_hash(r->prefix, r->len, nb);
+			r->next = n[h];
+			n[h] = r;
+		}
+	free(r6->bucket);
+	r6->bucket = n;
+	r6->nbuckets = nb;
 }
 
 int rib6_route_set(struct rib6 *r6, const uint8_t prefix[16], uint8_t len, enum rib_source source,
                    enum nh_type type, const struct rib6_path *paths, unsigned npaths)
 {
-	char what[INET6_ADDRSTRLEN + 4];
+	struct route_what rw = {prefix, len};
 
-	pfx6_str(prefix, len, what, sizeof(what));
 	if (!prefix_ok(prefix, len)) {
-		log_warnx("route %s: host bits set or length above 128", what);
+		char what[INET6_ADDRSTRLEN + 4];
+		log_warnx("route %s: host bits set or length above 128",
+		          pfx6_str(prefix, len, what, sizeof(what)));
 		return -EINVAL;
 	}
-	uint32_t g = group_build(r6, type, paths, npaths, what);
+	uint32_t g = group_build(r6, type, paths, npaths, &rw);
 	if (!g)
 		return -ENETUNREACH;
 	struct rib6_route **pp = route_slot(r6, prefix, len), *r = *pp;
@@ -281,6 +325,8 @@ int rib6_route_set(struct rib6 *r6, const uint8_t prefix[16], uint8_t len, enum 
 		memcpy(r->prefix, prefix, 16);
 		r->len = len;
 		*pp = r;
+		if (++r6->nused > r6->nbuckets)
+			route_table_grow(r6);
 	}
 	uint32_t old = r->nhg[source];
 	r->nhg[source] = g;
@@ -309,8 +355,14 @@ int rib6_route_del(struct rib6 *r6, const uint8_t prefix[16], uint8_t len, enum 
 	if (empty) {
 		*pp = r->next;
 		free(r);
+		r6->nused--;
 	}
 	return err;
+}
+
+void rib6_route_prefetch(const struct rib6 *r6, const uint8_t prefix[16], uint8_t len)
+{
+	__builtin_prefetch(&r6->bucket[route_hash(prefix, len, r6->nbuckets)], 0);
 }
 
 int rib6_route_best(const struct rib6 *r6, const uint8_t prefix[16], uint8_t len)

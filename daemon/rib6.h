@@ -8,10 +8,9 @@
  * freed ids wait for the same RCU grace period (rib_reclaim). Control
  * thread only.
  *
- * The routes themselves sit in a chained hash table: the static, connected,
- * local and neighbour routes of this phase (issue 16 phase 2a), not the
- * full table FPM will bring (phase 2b gives them an ordered table and the
- * route list).
+ * The routes themselves sit in a chained hash table that doubles as it
+ * fills (FRR's IPv6 table over FPM is ~220k routes); there is no ordered
+ * route list for IPv6 yet (RESTCONF lists IPv4 routes only).
  */
 #ifndef CELLGATE_RIB6_H
 #define CELLGATE_RIB6_H
@@ -45,6 +44,9 @@ void rib6_set_seed(struct rib6 *r6, rib6_l2_seed_fn seed, void *seed_arg);
 int rib6_route_set(struct rib6 *r6, const uint8_t prefix[16], uint8_t len, enum rib_source source,
                    enum nh_type type, const struct rib6_path *paths, unsigned npaths);
 int rib6_route_del(struct rib6 *r6, const uint8_t prefix[16], uint8_t len, enum rib_source source);
+
+/* Start loading the hash bucket of prefix/len (batch callers, ahead of use). */
+void rib6_route_prefetch(const struct rib6 *r6, const uint8_t prefix[16], uint8_t len);
 
 /* The source whose route is installed for prefix/len, or -1. */
 int rib6_route_best(const struct rib6 *r6, const uint8_t prefix[16], uint8_t len);

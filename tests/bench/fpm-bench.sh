@@ -10,7 +10,8 @@
 # small rings so RSS shows the tables), then runs tests/bench/fpm_bench,
 # which sends every IPv4 net of the libloc database (~1.07 M, the real
 # length mix) as one FPM frame per route, times until stats.json shows them
-# all installed, then reconnects and replays the same table.  Meanwhile a
+# all installed, then on the same session every IPv6 net (~220k, timed the
+# same way, side by side), then reconnects and replays both.  Meanwhile a
 # UDP flow on an unrelated prefix (10.20.0.0/24, a static route) runs at
 # 1000 pps from h1 to h2: its loss and longest gap show whether forwarding
 # stalls during the load.  -g: next-hop-group mode (RTA_NH_ID).
@@ -52,8 +53,9 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-location dump | awk '$1 == "net:" && $2 !~ /:/ { print $2 }' >"$WORK/nets"
+location dump | awk -v d="$WORK" '$1 == "net:" { print $2 > (d "/" ($2 ~ /:/ ? "nets6" : "nets")) }'
 [ -s "$WORK/nets" ] || { echo "fpm-bench: no IPv4 nets from 'location dump'" >&2; exit 1; }
+[ -s "$WORK/nets6" ] || { echo "fpm-bench: no IPv6 nets from 'location dump'" >&2; exit 1; }
 
 eval "$("$PY" "$LAB" up $$)" || exit 1
 ROOT=$ROOT "$PY" -c '
@@ -111,7 +113,7 @@ TX=$!
 sleep 0.5
 
 ip netns exec "$NS_R" taskset -c 0 "$BENCH" -f "$WORK/nets" -p "$(cat "$WORK/run/cellgated.pid")" \
-	-s "$WORK/run/stats.json" -o "$OIFS" ${MAX:+-n "$MAX"} $GROUPS_FLAG
+	-s "$WORK/run/stats.json" -o "$OIFS" -6 "$WORK/nets6" ${MAX:+-n "$MAX"} $GROUPS_FLAG
 rc=$?
 sleep 0.5
 kill "$TX"; wait "$TX" 2>/dev/null; TX=""

@@ -6,14 +6,20 @@
  * socket takes it, and times until cellgated's stats.json shows every route
  * installed. Then reconnects and sends the same stream again: the replay a
  * zebra reconnect causes, where every route is re-announced unchanged.
+ * With -6, the IPv6 table too, side by side: after the IPv4 load, on the
+ * same session, every IPv6 net, timed the same way; the replay re-announces
+ * both.
  *
  *   fpm_bench -f PREFIXES -p CELLGATED_PID -s STATS_JSON -o OIF,OIF [-g] [-n MAX]
- *             [-a ADDRESS] [-P PORT] [-m load|replay] [-i POLL_MS] [-k SECONDS]
+ *             [-6 PREFIXES6] [-a ADDRESS] [-P PORT] [-m load|replay] [-i POLL_MS]
+ *             [-k SECONDS]
  *
  *   -g   next-hop-group mode: 2 gateway objects and an ECMP group, routes name
  *        one of the three by RTA_NH_ID (zebra's default); without -g every
  *        route carries RTA_GATEWAY + RTA_OIF, one in 16 an RTA_MULTIPATH of both
  *   -o   ifindexes of the two ports the gateways 10.0.2.2 and 10.0.3.2 are on
+ *        (and 2001:db8:2::2 and 2001:db8:3::2 for IPv6)
+ *   -6   IPv6 nets, one a line ("2001:db8::/32"), sent after the IPv4 ones
  *   -m   only the load (a first session: wait until every route is installed)
  *        or only the replay (a new session re-announcing a table cellgated
  *        has already: wait until every route is reconfirmed); default both
@@ -42,9 +48,11 @@
 
 #define GW_A 0x0a000202u /* 10.0.2.2 */
 #define GW_B 0x0a000302u /* 10.0.3.2 */
+static const uint8_t gw6[2][16] = {{0x20, 0x01, 0x0d, 0xb8, 0, 2, [15] = 2},
+                                   {0x20, 0x01, 0x0d, 0xb8, 0, 3, [15] = 2}};
 
 struct opts {
-	const char *prefixes, *stats, *addr;
+	const char *prefixes, *prefixes6, *stats, *addr;
 	pid_t pid;
 	unsigned port, max;
 	uint32_t oif[2];
@@ -105,6 +113,57 @@ static size_t stream_build(const struct opts *o, struct fpm_buf *b)
 	return n;
 }
 
+/* One IPv6 route as zebra sends it in either mode (objects 11, 12, group 13). */
+static void route6_frame(const struct opts *o, struct fpm_buf *b, const uint8_t *p, uint8_t len,
+                         size_t n)
+{
+	fb_frame_begin(b);
+	struct nlmsghdr *m = fb_route6(b, RTM_NEWROUTE, p, len, RTN_UNICAST);
+	if (o->groups) {
+		mnl_attr_put_u32(m, RTA_NH_ID, 11 + n % 3);
+	} else if (n % 16 == 15) {
+		fb_multipath6(m, 2, gw6, o->oif, NULL);
+	} else {
+		fb_gw6(m, gw6[n & 1], o->oif[n & 1]);
+	}
+	fb_msg_end(b, m);
+	fb_frame_end(b);
+}
+
+/* Frames for every IPv6 net of the file; returns the number of routes. */
+static size_t stream_build6(const struct opts *o, struct fpm_buf *b)
+{
+	FILE *f = fopen(o->prefixes6, "r");
+	char line[128], *slash;
+	uint8_t p[16];
+	size_t n = 0;
+
+	if (!f)
+		die(o->prefixes6);
+	if (o->groups) {
+		uint32_t ids[2] = {11, 12};
+		fb_frame_begin(b);
+		fb_msg_end(b, fb_nexthop6(b, 11, gw6[0], o->oif[0]));
+		fb_msg_end(b, fb_nexthop6(b, 12, gw6[1], o->oif[1]));
+		fb_msg_end(b, fb_group(b, 13, 2, ids, NULL));
+		fb_frame_end(b);
+	}
+	while (fgets(line, sizeof(line), f) && (!o->max || n < o->max)) {
+		unsigned len;
+		if (!(slash = strchr(line, '/')) || sscanf(slash + 1, "%u", &len) != 1 || len > 128)
+			continue;
+		*slash = '\0';
+		if (inet_pton(AF_INET6, line, p) != 1)
+			continue;
+		for (unsigned bit = len; bit < 128; bit++)
+			p[bit / 8] &= (uint8_t) ~(0x80 >> (bit % 8));
+		route6_frame(o, b, p, (uint8_t)len, n);
+		n++;
+	}
+	fclose(f);
+	return n;
+}
+
 /* A number from stats.json: the first "key": value after the "fpm" object starts. */
 static long stats_get(const struct opts *o, const char *key)
 {
@@ -154,6 +213,19 @@ static void send_all(int fd, const uint8_t *p, size_t len)
 	}
 }
 
+/* Send the stream on fd; poll until `key` reaches target. Returns seconds from the first byte. */
+static double send_wait(const struct opts *o, int fd, const struct fpm_buf *b, const char *key,
+                        long target, double *sent_s)
+{
+	double t0 = mono_s();
+
+	send_all(fd, b->p, b->len);
+	*sent_s = mono_s() - t0;
+	while (stats_get(o, key) < target)
+		usleep(o->poll_ms * 1000);
+	return mono_s() - t0;
+}
+
 /* Send the stream; poll until `key` reaches target. Returns seconds from connect. */
 static double run(const struct opts *o, const struct fpm_buf *b, const char *key, long target,
                   double *sent_s, int *fd)
@@ -166,6 +238,33 @@ static double run(const struct opts *o, const struct fpm_buf *b, const char *key
 	while (stats_get(o, key) < target)
 		usleep(o->poll_ms * 1000);
 	return mono_s() - t0;
+}
+
+/*
+ * CPU seconds cellgated's control thread (the main thread: the FPM server
+ * runs in its event loop) has used: utime + stime of /proc/PID/task/PID/stat.
+ * On a loaded machine routes per CPU-second say what the code costs; the
+ * stats.json polls are counted in it too (a dump every poll).
+ */
+static double ctl_cpu_s(pid_t pid)
+{
+	char path[64], buf[1024];
+	unsigned long ut = 0, st = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)pid);
+	if (!(f = fopen(path, "r")))
+		return 0;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	const char *p = strrchr(buf, ')');
+	/* After "(comm)": state is field 3; utime and stime are fields 14 and 15. */
+	for (int field = 2; p && field < 13; field++)
+		p = strchr(p + 1, ' ');
+	if (!p || sscanf(p, " %lu %lu", &ut, &st) != 2)
+		return 0;
+	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
 }
 
 static void rss(pid_t pid, long *rss_kb, long *hwm_kb)
@@ -183,89 +282,137 @@ static void rss(pid_t pid, long *rss_kb, long *hwm_kb)
 		fclose(f);
 }
 
-int main(int argc, char **argv)
+static int opts_parse(int argc, char **argv, struct opts *o)
 {
-	struct opts o = {.addr = "127.0.0.1", .port = 2620, .poll_ms = 5};
-	struct fpm_buf b = {0};
-	int ch, fd, fd2;
-	double sent, sent2;
-	long r0, h0, r1, h1;
+	int ch;
 
-	while ((ch = getopt(argc, argv, "f:p:s:o:gn:a:P:m:i:k:")) != -1) {
+	while ((ch = getopt(argc, argv, "f:6:p:s:o:gn:a:P:m:i:k:")) != -1) {
 		switch (ch) {
 		case 'f':
-			o.prefixes = optarg;
+			o->prefixes = optarg;
+			break;
+		case '6':
+			o->prefixes6 = optarg;
 			break;
 		case 'p':
-			o.pid = (pid_t)atoi(optarg);
+			o->pid = (pid_t)atoi(optarg);
 			break;
 		case 's':
-			o.stats = optarg;
+			o->stats = optarg;
 			break;
 		case 'o':
-			sscanf(optarg, "%u,%u", &o.oif[0], &o.oif[1]);
+			sscanf(optarg, "%u,%u", &o->oif[0], &o->oif[1]);
 			break;
 		case 'g':
-			o.groups = 1;
+			o->groups = 1;
 			break;
 		case 'n':
-			o.max = (unsigned)strtoul(optarg, NULL, 10);
+			o->max = (unsigned)strtoul(optarg, NULL, 10);
 			break;
 		case 'a':
-			o.addr = optarg;
+			o->addr = optarg;
 			break;
 		case 'P':
-			o.port = (unsigned)strtoul(optarg, NULL, 10);
+			o->port = (unsigned)strtoul(optarg, NULL, 10);
 			break;
 		case 'm':
-			o.mode = optarg;
+			o->mode = optarg;
 			break;
 		case 'i':
-			o.poll_ms = (unsigned)strtoul(optarg, NULL, 10);
+			o->poll_ms = (unsigned)strtoul(optarg, NULL, 10);
 			break;
 		case 'k':
-			o.keep_s = (unsigned)strtoul(optarg, NULL, 10);
+			o->keep_s = (unsigned)strtoul(optarg, NULL, 10);
 			break;
 		default:
 			fprintf(stderr, "usage: see the comment at the top of fpm_bench.c\n");
-			return 2;
+			return -1;
 		}
 	}
-	if (!o.prefixes || !o.pid || !o.stats || !o.oif[0] || !o.oif[1]) {
+	if (!o->prefixes || !o->pid || !o->stats || !o->oif[0] || !o->oif[1]) {
 		fprintf(stderr, "fpm_bench: -f, -p, -s and -o are required\n");
-		return 2;
+		return -1;
 	}
-	size_t n = stream_build(&o, &b);
-	long base = stats_get(&o, "ipv4-installed");
-	long reconf = stats_get(&o, "reconfirmed");
+	return 0;
+}
+
+/* The IPv6 table on the session fd, after the IPv4 one: key reaches base + n. */
+static void run6(const struct opts *o, int fd, const struct fpm_buf *b6, size_t n6,
+                 const char *what, const char *key, long base)
+{
+	double sent, t;
+	long r, h;
+
+	if (!n6)
+		return;
+	double c0 = ctl_cpu_s(o->pid);
+	t = send_wait(o, fd, b6, key, base + (long)n6, &sent);
+	double cpu = ctl_cpu_s(o->pid) - c0;
+	rss(o->pid, &r, &h);
+	printf("%s IPv6: %zu routes sent in %.3f s, all %s after %.3f s: %.2f M routes/s; "
+	       "control thread %.2f CPU-s: %.2f M routes per CPU-second (RSS %ld MiB)\n",
+	       what, n6, sent, strcmp(key, "ipv6-installed") ? "re-announced" : "installed", t,
+	       n6 / t / 1e6, cpu, cpu > 0 ? n6 / cpu / 1e6 : 0, r / 1024);
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = {.addr = "127.0.0.1", .port = 2620, .poll_ms = 5};
+	struct fpm_buf b = {0}, b6 = {0};
+	int fd, fd2;
+	double sent, sent2;
+	long r0, h0, r1, h1;
+
+	if (opts_parse(argc, argv, &o) != 0)
+		return 2;
+	size_t n = stream_build(&o, &b), n6 = o.prefixes6 ? stream_build6(&o, &b6) : 0;
+	long base = stats_get(&o, "ipv4-installed"), base6 = stats_get(&o, "ipv6-installed");
+	long reconf = stats_get(&o, "reconfirmed"), reconf6 = stats_get(&o, "ipv6-reconfirmed");
 	rss(o.pid, &r0, &h0);
-	printf("mode %s: %zu routes, %.1f MB of FPM frames (%.1f bytes a route)\n",
+	printf("mode %s: %zu IPv4 routes, %.1f MB of FPM frames (%.1f bytes a route)\n",
 	       o.groups ? "next-hop groups" : "plain", n, b.len / 1e6, (double)b.len / n);
+	if (n6)
+		printf("mode %s: %zu IPv6 routes, %.1f MB of FPM frames (%.1f bytes a route)\n",
+		       o.groups ? "next-hop groups" : "plain", n6, b6.len / 1e6,
+		       (double)b6.len / n6);
 	printf("cellgated RSS before: %ld MiB\n", r0 / 1024);
 	if (o.mode && !strcmp(o.mode, "replay"))
 		goto replay;
 
+	double c0 = ctl_cpu_s(o.pid);
 	double t = run(&o, &b, "ipv4-installed", base + (long)n, &sent, &fd);
+	double cpu = ctl_cpu_s(o.pid) - c0;
 	rss(o.pid, &r1, &h1);
-	printf("load:   sent in %.3f s, all installed after %.3f s: %.2f M routes/s\n", sent, t,
-	       n / t / 1e6);
+	printf("load IPv4: sent in %.3f s, all installed after %.3f s: %.2f M routes/s; "
+	       "control thread %.2f CPU-s: %.2f M routes per CPU-second\n",
+	       sent, t, n / t / 1e6, cpu, cpu > 0 ? n / cpu / 1e6 : 0);
 	printf("cellgated RSS after load: %ld MiB (peak %ld MiB), +%ld MiB for the routes\n",
 	       r1 / 1024, h1 / 1024, (r1 - r0) / 1024);
+	run6(&o, fd, &b6, n6, "load", "ipv6-installed", base6);
 	if (o.mode && !strcmp(o.mode, "load")) {
 		close(fd);
 		free(b.p);
+		free(b6.p);
 		return 0;
 	}
 replay:;
-
-	/* Reconnect (as zebra does after a restart) and replay the same table. */
-	double t2 = run(&o, &b, "reconfirmed", reconf + (long)n, &sent2, &fd2);
+	/*
+	 * Reconnect (as zebra does after a restart) and replay the same tables.
+	 * The first session is closed first: cellgated refuses a second
+	 * connection while one is alive (fpm.c, accept_refused).
+	 */
 	if (!o.mode)
 		close(fd);
-	printf("replay: sent in %.3f s, all re-announced after %.3f s: %.2f M routes/s\n", sent2,
-	       t2, n / t2 / 1e6);
+	double c2 = ctl_cpu_s(o.pid);
+	double t2 = run(&o, &b, "reconfirmed", reconf + (long)n, &sent2, &fd2);
+	double cpu2 = ctl_cpu_s(o.pid) - c2;
+	printf("replay IPv4: sent in %.3f s, all re-announced after %.3f s: %.2f M routes/s; "
+	       "control thread %.2f CPU-s: %.2f M routes per CPU-second\n",
+	       sent2, t2, n / t2 / 1e6, cpu2, cpu2 > 0 ? n / cpu2 / 1e6 : 0);
+	run6(&o, fd2, &b6, n6, "replay", "ipv6-reconfirmed", reconf6);
 	sleep(o.keep_s);
 	close(fd2);
 	free(b.p);
+	free(b6.p);
 	return 0;
 }

@@ -3,7 +3,7 @@
  * libFuzzer target: an arbitrary byte stream as the FPM session's TCP stream,
  * cut into frames and decoded exactly as the server does (fpm_frame_check,
  * the prefetch peek, the 4-byte realignment, fpm_table_frame), applied to
- * the real RIB and FIB.
+ * the real RIB and FIB, and the RIB6 and FIB6 for IPv6 routes.
  * Seeds are frames captured from FRR 8.4's zebra (both modes, a restart
  * replay, IPv6) and a synthetic file with weights and forward references.
  *
@@ -18,16 +18,18 @@
  * Each input is one session: it starts a new generation and ends with the
  * full sweep, so the previous input's routes are removed as stale, and
  * state stays bounded. Besides the sanitizers' checks, after every input
- * the table's account of FRR routes in the RIB must equal the RIB's own
- * count, and none may be left pending once settled.
+ * the table's account of FRR routes in the RIB and the RIB6 must equal
+ * their own counts, and none may be left pending once settled.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "daemon/fpm_table.h"
+#include "daemon/rib6.h"
 
 static struct dataplane dp;
 static struct rib *rib;
+static struct rib6 *rib6;
 static struct fpm_table *tab;
 static uint32_t aligned[FPM_FRAME_MAX / 4 + 1];
 
@@ -52,9 +54,11 @@ static void setup(void)
 		rib_route_set(rib, 0x0a000000u | (i + 1) << 8, 24, RIB_SRC_CONNECTED, NH_GLEAN, &on,
 		              1);
 	}
+	rib6 = rib6_new(rib, NULL, NULL);
 	tab = fpm_table_new(rib, &dp);
-	if (!tab)
+	if (!tab || !rib6)
 		abort();
+	fpm_table_set_rib6(tab, rib6);
 }
 
 static void clamp_short_prefixes(uint8_t *payload, size_t len)
@@ -99,11 +103,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* Ids freed by this input become reusable, as after a grace period. */
 	rib_reclaim(rib);
 	fib_reclaim(&dp.fib);
+	fib6_reclaim(dp.fib6);
 
+	uint64_t r6[RIB_SRC__MAX], e6;
 	fpm_table_get_counters(tab, &c);
 	rib_get_counts(rib, &rc);
+	rib6_get_counts(rib6, r6, &e6);
 	if (c.routes4_rib != rc.routes[RIB_SRC_FRR] || c.routes4_pending > c.routes4 ||
-	    c.stale != 0)
+	    c.stale != 0 || c.routes6_rib != r6[RIB_SRC_FRR] ||
+	    c.routes6 != c.routes6_rib + c.routes6_pending + c.routes6_rejected)
 		abort();
 	return 0;
 }

@@ -11,10 +11,14 @@ static route and hands back to it, and that neither a zebra restart (kill
 -9) nor a reset FPM connection drops a packet on a route that did not
 change, while routes zebra no longer has are swept once its replay has
 settled (20 s, the default settle-time, without re-announcements).
+IPv6 likewise: `ipv6 route` lands in cellgated's FIB6 and forwards, `no
+ipv6 route` removes it, FRR's route wins over cellgated's static-route6,
+and a link-local gateway comes with its interface.
 """
 
 import json
 import os
+import re
 import select
 import signal
 import subprocess
@@ -35,6 +39,17 @@ SINK = 9999
 PY = lab.PYTHON
 
 
+# cellgated's own IPv6 static route (FRR's wins over it, test_ipv6_frr_wins_over_static6).
+STATIC6 = "2001:db8:78::/48"
+
+
+@pytest.fixture(scope="module")
+def topo_options():
+    # IPv6 on, the hosts addressed as lab.HOSTS6 says; cellgated's ports get
+    # the router's addresses (cg below), which zebra then sees as connected.
+    return {"ipv6": True}
+
+
 @pytest.fixture(scope="module", params=["nexthop-groups", "plain"])
 def mode(request):
     return request.param
@@ -47,7 +62,13 @@ def cg(request, topo, cellgated_bin, mode):
     if why:
         pytest.fail(why, pytrace=False)
     cfg = lab.default_config()
-    cfg["cellgate:cellgate"]["routing"]["fpm"] = {"settle-time": SETTLE}
+    top = cfg["cellgate:cellgate"]
+    top["routing"]["fpm"] = {"settle-time": SETTLE}
+    for p in top["port"]:
+        host = next(h for h, v in lab.HOSTS.items() if v[0] == p["name"])
+        p["ipv6"] = {"address": [{"ip": lab.HOSTS6[host][1], "prefix-length": 64}]}
+    top["routing"]["static-route6"] = [
+        {"prefix": STATIC6, "nexthop": [{"address": lab.HOSTS6["h2"][0]}]}]
     return start_router(request, topo, cellgated_bin, config=cfg)
 
 
@@ -94,6 +115,64 @@ def in_sync(cg, zebra, timeout=15):
     n = lab.wait_for(check, timeout, interval=0.2)
     assert n is not None, (fpm(cg)["routes"], zebra.route_summary())
     return n
+
+
+def installed6(d):
+    return fpm(d)["routes"]["ipv6-installed"]
+
+
+def in_sync6(cg, zebra, timeout=15):
+    """As in_sync, for IPv6: cellgated holds as many IPv6 routes as zebra's FIB
+    has prefixes (the summary counts fe80::/64 once per interface; FPM
+    carries the prefix once)."""
+    def check():
+        routes = json.loads(zebra.vtysh("show ipv6 route json"))
+        want = sum(1 for e in routes.values() if any(r.get("installed") for r in e))
+        return want if fpm(cg)["routes"]["ipv6"] == want else None
+    n = lab.wait_for(check, timeout, interval=0.2)
+    assert n is not None, "%s\n%s\n%s" % (
+        json.dumps(fpm(cg)["routes"]), json.dumps(fpm(cg)["rejected"]),
+        zebra.vtysh("show ipv6 route summary"))
+    return n
+
+
+def ping6(topo, host, dst, count=1, wait=1):
+    return topo.exec(host, ["ping", "-6", "-n", "-c", str(count), "-i", "0.2",
+                            "-W", str(wait), dst], timeout=count + wait + 10)
+
+
+def echo_replies(p):
+    """Replies of a ping6 that got one for every request it sent, else 0.
+    With AF_PACKET the kernel sees transit frames too and answers a
+    destination it has no route for with its own ICMPv6 no-route (README,
+    "IPv6"), which ping counts as errors and stops early for: the replies,
+    not the count asked for, say what came back."""
+    m = re.search(r"(\d+) packets transmitted, (\d+) received", p.stdout)
+    return int(m.group(2)) if m and m.group(1) == m.group(2) else 0
+
+
+def forwards_ipv6():
+    """Whether this driver's ports forward IPv6 they receive (routes6.c:
+    afxdp's XDP program redirects IPv4 transit only and passes IPv6 to the
+    kernel, so with it the FIB6 is checked, the traffic is not)."""
+    return lab.DRIVER != "afxdp"
+
+
+class Host128:
+    """An extra IPv6 /128 on a host's loopback (a destination in a routed prefix)."""
+
+    def __init__(self, topo, host, addr):
+        self.topo, self.host, self.addr = topo, host, addr
+
+    def __enter__(self):
+        self.topo.exec(self.host, ["ip", "-6", "addr", "add", self.addr + "/128",
+                                   "dev", "lo"], check=True)
+        return self
+
+    def __exit__(self, *exc):
+        self.topo.exec(self.host, ["ip", "-6", "addr", "del", self.addr + "/128",
+                                   "dev", "lo"])
+        return False
 
 
 def ping(topo, host, dst, count=1, wait=1):
@@ -598,3 +677,132 @@ def test_zebra_gets_in_once_the_holder_closes(topo, cg, zebra):
     s = wait_fpm(cg, lambda s: s["connected"] and s["session"] == s0["session"] + 2, 15)
     assert s, fpm(cg)
     in_sync(cg, zebra)
+
+
+def fib6_frr(d):
+    return d.stats()["fib6"]["by-source"]["frr"]
+
+
+def test_ipv6_route_lands_in_fib6_and_withdraws(topo, cg, zebra):
+    """`ipv6 route 2001:db8:77::/48 <h2>` in vtysh: in cellgated's RIB6/FIB6
+    as an FRR route (stats.json and RESTCONF agree); `no ipv6 route`: gone."""
+    in_sync6(cg, zebra)
+    n0, f0 = installed6(cg), fib6_frr(cg)
+    gw = lab.HOSTS6["h2"][0]
+    zebra.configure("ipv6 route 2001:db8:77::/48 " + gw)
+    try:
+        s = wait_fpm(cg, lambda s: s["routes"]["ipv6-installed"] == n0 + 1, 10)
+        assert s, fpm(cg)
+        assert s["routes"]["ipv6-rejected"] == 0, s["rejected"]
+        assert fib6_frr(cg) == f0 + 1
+        st = rc.state(cg)["fpm"]
+        assert int(st["routes-ipv6"]) == fpm(cg)["routes"]["ipv6"], st
+    finally:
+        zebra.configure("no ipv6 route 2001:db8:77::/48 " + gw)
+    assert wait_fpm(cg, lambda s: s["routes"]["ipv6-installed"] == n0, 10), fpm(cg)
+    assert fib6_frr(cg) == f0
+
+
+def need_ipv6_forwarding():
+    if not forwards_ipv6():
+        pytest.skip("traffic: driver afxdp passes received IPv6 to the kernel "
+                    "(its XDP program redirects IPv4 transit only, routes6.c)")
+
+
+def test_ipv6_route_forwards_then_no_route(topo, cg, zebra):
+    """h1 reaches h2's address in FRR's 2001:db8:77::/48 through cellgated;
+    after `no ipv6 route` cellgated answers no-route."""
+    need_ipv6_forwarding()
+    in_sync6(cg, zebra)
+    n0 = installed6(cg)
+    gw = lab.HOSTS6["h2"][0]
+    with Host128(topo, "h2", "2001:db8:77::1"):
+        zebra.configure("ipv6 route 2001:db8:77::/48 " + gw)
+        try:
+            assert wait_fpm(cg, lambda s: s["routes"]["ipv6-installed"] == n0 + 1, 10)
+            ping6(topo, "h1", "2001:db8:77::1", wait=2)  # neighbour discovery first
+            before = lab.port_of(cg, "eth1")
+            p = ping6(topo, "h1", "2001:db8:77::1", count=5)
+            assert p.returncode == 0 and " 0% packet loss" in p.stdout, p.stdout
+            after = lab.port_of(cg, "eth1")
+            assert lab.counter_delta(before, after, "forwarded") >= 5
+        finally:
+            zebra.configure("no ipv6 route 2001:db8:77::/48 " + gw)
+        assert wait_fpm(cg, lambda s: s["routes"]["ipv6-installed"] == n0, 10)
+        before = lab.port_of(cg, "eth0")
+        p = ping6(topo, "h1", "2001:db8:77::1", wait=2)
+        assert "bytes from" not in p.stdout, p.stdout
+        after = lab.port_of(cg, "eth0")
+        assert lab.counter_delta(before, after, "no-route") == 1
+
+
+def rx(topo, host):
+    return topo.counters(host, host + "-r")[0]
+
+
+def test_ipv6_frr_wins_over_static6(topo, cg, zebra):
+    """cellgated's static-route6 sends 2001:db8:78::/48 to h2; FRR's route
+    to h3 wins, and withdrawing it brings the static route back."""
+    need_ipv6_forwarding()
+    in_sync6(cg, zebra)
+    n0 = installed6(cg)
+    dst = "2001:db8:78::1"
+    with Host128(topo, "h2", dst), Host128(topo, "h3", dst):
+        ping6(topo, "h1", dst, wait=2)
+        zebra.configure("ipv6 route %s %s" % (STATIC6, lab.HOSTS6["h3"][0]))
+        try:
+            assert wait_fpm(cg, lambda s: s["routes"]["ipv6-installed"] == n0 + 1, 10)
+            ping6(topo, "h1", dst, wait=2)
+            r2, r3 = rx(topo, "h2"), rx(topo, "h3")
+            p = ping6(topo, "h1", dst, count=5)
+            n = echo_replies(p)
+            got = (rx(topo, "h2") - r2, rx(topo, "h3") - r3)
+            assert n >= 3 and got[1] >= n and got[0] < n, (got, p.stdout)
+        finally:
+            zebra.configure("no ipv6 route %s %s" % (STATIC6, lab.HOSTS6["h3"][0]))
+        assert wait_fpm(cg, lambda s: s["routes"]["ipv6-installed"] == n0, 10)
+        r2, r3 = rx(topo, "h2"), rx(topo, "h3")
+        p = ping6(topo, "h1", dst, count=10)
+        n = echo_replies(p)
+        got = (rx(topo, "h2") - r2, rx(topo, "h3") - r3)
+        assert n >= 3 and got[0] >= n and got[1] < n, (got, p.stdout)
+
+
+def link_local(topo, host):
+    """The host's fe80:: address on its link to the router (waits for it:
+    the kernel adds it once the link is up, after DAD)."""
+    def find():
+        p = topo.exec(host, ["ip", "-6", "-j", "addr", "show", "dev", host + "-r"],
+                      check=True)
+        for link in json.loads(p.stdout):
+            for a in link.get("addr_info", []):
+                if a.get("scope") == "link" and "tentative" not in a:
+                    return a["local"]
+        return None
+    ll = lab.wait_for(find, 10, interval=0.2)
+    assert ll, topo.exec(host, ["ip", "-6", "addr", "show"]).stdout
+    return ll
+
+
+def test_ipv6_link_local_gateway(topo, cg, zebra):
+    """`ipv6 route ... fe80::... r-h2`: zebra sends the gateway with its
+    interface; cellgated installs it, resolves h2's link-local address by
+    neighbour discovery on eth1 and forwards."""
+    in_sync6(cg, zebra)
+    n0 = installed6(cg)
+    ll = link_local(topo, "h2")
+    with Host128(topo, "h2", "2001:db8:79::1"):
+        zebra.configure("ipv6 route 2001:db8:79::/48 %s r-h2" % ll)
+        try:
+            s = wait_fpm(cg, lambda s: s["routes"]["ipv6-installed"] == n0 + 1, 10)
+            assert s, fpm(cg)
+            assert s["rejected"]["link-local-no-oif"] == 0, s["rejected"]
+            if forwards_ipv6():
+                ping6(topo, "h1", "2001:db8:79::1", wait=2)
+                p = ping6(topo, "h1", "2001:db8:79::1", count=5)
+                assert " 0% packet loss" in p.stdout, p.stdout
+                found = [n for n in cg.stats()["neighbors6"] if n["address"] == ll]
+                assert found and found[0]["port"] == "eth1", cg.stats()["neighbors6"]
+        finally:
+            zebra.configure("no ipv6 route 2001:db8:79::/48 %s r-h2" % ll)
+        assert wait_fpm(cg, lambda s: s["routes"]["ipv6-installed"] == n0, 10)

@@ -165,4 +165,66 @@ static inline struct nlmsghdr *fb_group(struct fpm_buf *b, uint32_t id, unsigned
 	return n;
 }
 
+/* An IPv6 route message (prefix: 16 bytes, network order). Finish with fb_msg_end. */
+static inline struct nlmsghdr *fb_route6(struct fpm_buf *b, uint16_t type, const uint8_t *prefix,
+                                         uint8_t len, uint8_t rtm_type)
+{
+	struct nlmsghdr *n = fb_msg(b, type, 4096);
+	struct rtmsg *rtm = mnl_nlmsg_put_extra_header(n, sizeof(*rtm));
+
+	rtm->rtm_family = AF_INET6;
+	rtm->rtm_dst_len = len;
+	rtm->rtm_table = RT_TABLE_MAIN;
+	rtm->rtm_protocol = 196;
+	rtm->rtm_type = type == RTM_DELROUTE ? RTN_UNSPEC : rtm_type;
+	mnl_attr_put(n, RTA_DST, 16, prefix);
+	mnl_attr_put_u32(n, RTA_PRIORITY, 20);
+	return n;
+}
+
+/* RTA_GATEWAY (NULL = none) + RTA_OIF (0 = none) of a single-path IPv6 route. */
+static inline void fb_gw6(struct nlmsghdr *n, const uint8_t *gw, uint32_t oif)
+{
+	if (gw)
+		mnl_attr_put(n, RTA_GATEWAY, 16, gw);
+	if (oif)
+		mnl_attr_put_u32(n, RTA_OIF, oif);
+}
+
+/* RTA_MULTIPATH over np IPv6 gateways (16 bytes each), ifindexes, weights (1..256). */
+static inline void fb_multipath6(struct nlmsghdr *n, unsigned np, const uint8_t (*gw)[16],
+                                 const uint32_t *oif, const unsigned *weight)
+{
+	struct nlattr *mp = mnl_attr_nest_start(n, RTA_MULTIPATH);
+
+	for (unsigned i = 0; i < np; i++) {
+		struct rtnexthop *rtnh = mnl_nlmsg_get_payload_tail(n);
+		n->nlmsg_len += MNL_ALIGN(sizeof(*rtnh));
+		memset(rtnh, 0, sizeof(*rtnh));
+		rtnh->rtnh_ifindex = (int)oif[i];
+		rtnh->rtnh_hops = (uint8_t)((weight ? weight[i] : 1) - 1);
+		mnl_attr_put(n, RTA_GATEWAY, 16, gw[i]);
+		rtnh->rtnh_len =
+		    (uint16_t)((uint8_t *)mnl_nlmsg_get_payload_tail(n) - (uint8_t *)rtnh);
+	}
+	mnl_attr_nest_end(n, mp);
+}
+
+/* A next-hop object of family AF_INET6: gateway (NULL = none) and oif. */
+static inline struct nlmsghdr *fb_nexthop6(struct fpm_buf *b, uint32_t id, const uint8_t *gw,
+                                           uint32_t oif)
+{
+	struct nlmsghdr *n = fb_msg(b, RTM_NEWNEXTHOP, 256);
+	struct nhmsg *nhm = mnl_nlmsg_put_extra_header(n, sizeof(*nhm));
+
+	nhm->nh_family = AF_INET6;
+	nhm->nh_protocol = 11;
+	mnl_attr_put_u32(n, NHA_ID, id);
+	if (gw)
+		mnl_attr_put(n, NHA_GATEWAY, 16, gw);
+	if (oif)
+		mnl_attr_put_u32(n, NHA_OIF, oif);
+	return n;
+}
+
 #endif

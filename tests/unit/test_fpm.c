@@ -291,7 +291,7 @@ static void test_plain_routes(void)
 	feed(&b);
 	CHECK(fib_lookup(&dp.fib, IP(10, 9, 1, 1)) != 0);
 
-	/* IPv6: kept, counted, not forwarded. */
+	/* IPv6: this table has no RIB6 (fpm_table_set_rib6): recorded, not installed. */
 	fb_frame_begin(&b);
 	n = fb_msg(&b, RTM_NEWROUTE, 256);
 	struct rtmsg *rtm = mnl_nlmsg_put_extra_header(n, sizeof(*rtm));
