@@ -18,7 +18,7 @@
 #include "lib/addr.h"
 #include "lib/log.h"
 
-#define RIB6_BUCKETS 4096
+#define RIB6_BUCKETS RIB6_WALK_END
 #define NH6_KEY_BIT  (1ull << 63)
 
 struct rib6_route {
@@ -35,6 +35,7 @@ struct rib6 {
 	void *seed_arg;
 	struct rib6_route *bucket[RIB6_BUCKETS];
 	uint64_t nroutes[RIB_SRC__MAX];
+	uint64_t ninstalled; /* routes with a group in the FIB6 */
 	uint64_t errors;
 };
 
@@ -244,6 +245,7 @@ static int route_program(struct rib6 *r6, struct rib6_route *r)
 		         best ? "insert" : "delete");
 		return err;
 	}
+	r6->ninstalled += (best != 0) - (r->installed != 0);
 	r->installed = best;
 	return 0;
 }
@@ -340,4 +342,55 @@ void rib6_get_counts(const struct rib6 *r6, uint64_t routes[RIB_SRC__MAX], uint6
 {
 	memcpy(routes, r6->nroutes, sizeof(r6->nroutes));
 	*errors = r6->errors;
+}
+
+uint64_t rib6_installed(const struct rib6 *r6)
+{
+	return r6->ninstalled;
+}
+
+static void rib6_entry_fill(const struct rib6 *r6, const struct rib6_route *r, struct rib6_entry *e)
+{
+	const struct nhg_meta *g = &r6->rib->nhg_meta[r->installed];
+	const struct nh_tables *nht = r6->rib->dp->nht;
+
+	memcpy(e->prefix, r->prefix, 16);
+	e->len = r->len;
+	e->source = RIB_SRC__MAX;
+	for (int s = RIB_SRC__MAX - 1; s >= 0; s--)
+		if (r->nhg[s] == r->installed)
+			e->source = (enum rib_source)s;
+	e->npaths = 0;
+	e->type = NH_UNUSED;
+	for (unsigned i = 0; i < g->n && i < NHG_PATHS_MAX; i++) {
+		uint32_t id = g->nh[i];
+		const struct nexthop *nh = &nht->nh[id];
+
+		if (i == 0)
+			e->type = (enum nh_type)nh->type;
+		if (nh->type == NH_GATEWAY || nh->type == NH_NEIGH_FAILED)
+			memcpy(e->paths[e->npaths].gw, nht->gw6[id], 16);
+		else
+			memset(e->paths[e->npaths].gw, 0, 16);
+		e->paths[e->npaths].port = nh->port;
+		e->paths[e->npaths].weight = g->w[i];
+		e->npaths++;
+	}
+}
+
+unsigned rib6_walk(const struct rib6 *r6, uint64_t *cursor, unsigned max, rib6_walk_fn fn,
+                   void *arg)
+{
+	struct rib6_entry e;
+	unsigned n = 0;
+
+	for (; *cursor < RIB6_BUCKETS && n < max; (*cursor)++)
+		for (const struct rib6_route *r = r6->bucket[*cursor]; r; r = r->next) {
+			if (!r->installed)
+				continue;
+			rib6_entry_fill(r6, r, &e);
+			fn(arg, &e);
+			n++;
+		}
+	return n;
 }

@@ -1,0 +1,199 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""IPv6 in management (issue 16 item 7): RESTCONF state, /metrics and
+cellgatectl over the IPv6 lab of test_ipv6.py (h1 - r - h2, addresses on
+both ports, two static IPv6 routes, neighbours resolved by cellgated).
+
+What a reader learns here: the port's IPv6 addresses are in
+/cellgate/state/port/ipv6-address; the IPv6 routes are a list of their own
+(fib/route6), streamed in slices like the IPv4 list and spliced into a GET
+of the whole state; the IPv6 neighbours (neighbor6) carry their RFC 4861
+state and the MAC the host really has; the neighbour discovery counters
+(nd) and the IPv6 route counts (fib/ipv6) are the numbers of the daemon's
+own stats dump; /metrics has them as cellgate_nd_* and cellgate_fib_ipv6_*,
+IPv6 drops as reasons ip6-* of cellgate_port_drop_packets_total.
+"""
+
+import ipaddress
+import json
+import os
+import shutil
+import subprocess
+
+import pytest
+
+import lab
+import restconf as rc
+from conftest import start_router
+from test_ipv6 import v6_config
+
+CLI = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "build",
+                   "mgmt", "cli", "cellgatectl")
+YANG = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "mgmt", "yang")
+
+
+@pytest.fixture(scope="module")
+def topo_options():
+    return {"hosts": ("h1", "h2"), "ipv6": True}
+
+
+@pytest.fixture(scope="module")
+def router(request, topo, cellgated_bin):
+    # As in test_ipv6: the kernel must not answer transit IPv6 itself.
+    topo.exec("r", ["ip", "-6", "route", "add", "blackhole", "default",
+                    "metric", "4294967295"], check=True)
+    d = start_router(request, topo, cellgated_bin, config=v6_config())
+    # Traffic both ways: cellgated resolves h1 and h2 (host routes of source
+    # neighbor), and one packet is dropped by the blackhole route.
+    for src, dst in (("h1", "2001:db8:2::2"), ("h2", "2001:db8:1::2"),
+                     ("h1", "2001:db8:66::1")):
+        topo.exec(src, ["ping", "-6", "-n", "-c", "2", "-i", "0.2", "-W", "1", dst],
+                  timeout=20)
+    return d
+
+
+def canon(a):
+    """An IPv6 address or prefix in RFC 5952 form (what libyang prints)."""
+    return str(ipaddress.ip_interface(a)) if "/" in a else str(ipaddress.ip_address(a))
+
+
+def kernel_neighbours(topo, ns):
+    """{address: lladdr} of `ip -6 neigh` in namespace ns (entries with one)."""
+    p = topo.exec(ns, ["ip", "-6", "-j", "neigh", "show"], check=True)
+    return {canon(n["dst"]): n["lladdr"].lower() for n in json.loads(p.stdout or "[]")
+            if "lladdr" in n}
+
+
+def test_port_ipv6_addresses(router):
+    cfg = {p["name"]: p for p in v6_config()["cellgate:cellgate"]["port"]}
+    for name in ("eth0", "eth1"):
+        st = rc.port_state(router, name)
+        want = [{"ip": canon(a["ip"]), "prefix-length": a["prefix-length"]}
+                for a in cfg[name]["ipv6"]["address"]]
+        assert st["ipv6-address"] == want, st.get("ipv6-address")
+
+
+def test_route6_list_matches_stats(router):
+    """Every installed IPv6 route once, and as many as the FIB6 holds (the
+    stats dump counts them in the FIB6 itself, RESTCONF in the RIB6)."""
+    r = rc.get(router, "/cellgate:cellgate/state/fib/route6")
+    assert r.status == 200, r
+    assert r.headers.get("transfer-encoding") == "chunked", r.headers
+    routes = r.json()["cellgate:route6"]
+    prefixes = [x["prefix"] for x in routes]
+    assert len(prefixes) == len(set(prefixes)), prefixes
+    s = router.stats()
+    assert len(routes) == s["fib6"]["routes"], (prefixes, s["fib6"])
+    by = {}
+    for x in routes:
+        by[x["source"]] = by.get(x["source"], 0) + 1
+    # Installed per source: as many as the stats dump counts (no prefix
+    # is given by two sources in this configuration).
+    for src, n in s["fib6"]["by-source"].items():
+        assert by.get(src, 0) == n, (src, by, s["fib6"]["by-source"])
+    idx = {x["prefix"]: x for x in routes}
+    st = idx["2001:db8:20::/48"]
+    assert st["source"] == "static" and st["type"] == "gateway", st
+    assert st["nexthop"] == [{"address": "2001:db8:2::2", "interface": "eth1",
+                              "weight": 1}], st
+    assert idx["2001:db8:66::/48"]["type"] == "blackhole"
+    conn = idx["2001:db8:1::/64"]
+    assert conn["source"] == "connected" and conn["type"] == "connected", conn
+    assert conn["nexthop"] == [{"interface": "eth0", "weight": 1}], conn
+    assert idx["2001:db8:1::1/128"]["type"] == "local"
+    host = idx["2001:db8:2::2/128"]
+    assert host["source"] == "neighbor" and host["type"] == "gateway", host
+
+
+def test_route6_spliced_into_state(router):
+    """A GET of the whole state streams both route lists into one document
+    libyang's yanglint accepts, with the placeholders replaced."""
+    r = rc.get(router, "/cellgate:cellgate/state")
+    assert r.status == 200, r
+    assert "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff" not in r.body
+    assert "255.255.255.255/32" not in r.body
+    st = r.json()["cellgate:state"]
+    alone = rc.get(router, "/cellgate:cellgate/state/fib/route6").json()["cellgate:route6"]
+    assert sorted(x["prefix"] for x in st["fib"]["route6"]) == \
+        sorted(x["prefix"] for x in alone)
+    assert st["fib"]["route"], "the IPv4 list is still there"
+    x = rc.get(router, "/cellgate:cellgate/state/fib",
+               ctype="application/yang-data+xml")
+    assert x.status == 200
+    d = rc.request(router, "GET", "/restconf/data/cellgate:cellgate/state/fib?depth=2")
+    assert d.status == 200, d
+    assert all(set(e) == {"prefix"} for e in d.json()["cellgate:fib"]["route6"]), d.body[:400]
+
+
+def test_route6_paging_refused(router):
+    r = rc.get(router, "/cellgate:cellgate/state/fib/route6?limit=2")
+    assert r.status == 400, r
+    assert "IPv4 route" in r.error()["error-message"]
+
+
+def test_fib_ipv6_counts(router):
+    s = router.stats()
+    f = rc.get(router, "/cellgate:cellgate/state/fib/ipv6").json()["cellgate:ipv6"]
+    assert int(f["routes"]) == s["fib6"]["routes"]
+    assert int(f["errors"]) == s["fib6"]["errors"] == 0
+    src = {x["name"]: int(x["routes"]) for x in f["source"]}
+    for name, n in s["fib6"]["by-source"].items():
+        assert src[name] == n, (name, src, s["fib6"]["by-source"])
+
+
+def test_neighbor6_state_and_mac(topo, router):
+    """The hosts cellgated resolved, reachable, with the MAC each host's
+    interface really has; where the router's kernel knows the neighbour
+    too, both agree on the MAC."""
+    r = rc.get(router, "/cellgate:cellgate/state/neighbor6")
+    assert r.status == 200, r
+    ns = {(n["interface"], n["address"]): n for n in r.json()["cellgate:neighbor6"]}
+    s = router.stats()
+    assert len(ns) == len(s["neighbors6"]) == s["nd"]["entries"]
+    for e in s["neighbors6"]:
+        n = ns[(e["port"], canon(e["address"]))]
+        assert n["state"] in ("reachable", "probe") if e["state"] == "reachable" \
+            else n["state"] == e["state"], (n, e)
+    kernel = kernel_neighbours(topo, "r")
+    compared = 0
+    for (port, addr), host, ifn in (("eth1", "2001:db8:2::2"), "h2", "h2-r"), \
+                                   (("eth0", "2001:db8:1::2"), "h1", "h1-r"):
+        n = ns[(port, addr)]
+        assert n["state"] in ("reachable", "probe"), n
+        assert n["mac"] == topo.mac(host, ifn).lower(), n
+        if addr in kernel:
+            assert kernel[addr] == n["mac"], (kernel, n)
+            compared += 1
+    # The kernel learns h1 from its solicitations for the router's address.
+    assert compared, kernel
+
+
+def test_nd_counters_match_stats(router):
+    nd = rc.get(router, "/cellgate:cellgate/state/nd").json()["cellgate:nd"]
+    s = router.stats()["nd"]
+    assert int(nd["solicitations-sent"]) == s["requests-sent"] >= 2
+    assert int(nd["advertisements-learned"]) >= s["replies-learned"] >= 2
+    assert int(nd["entries"]) == s["entries"]
+    for k in ("resolve-failed", "send-errors", "table-full"):
+        assert int(nd[k]) == s[k], k
+
+
+def test_metrics_ipv6(router):
+    m = rc.request(router, "GET", "/metrics")
+    assert m.status == 200
+    samples = rc.parse_metrics(m.body)
+    s = router.stats()
+    assert rc.metric(samples, "cellgate_fib_ipv6_routes") == s["fib6"]["routes"]
+    assert rc.metric(samples, "cellgate_fib_ipv6_source_routes", source="static") == \
+        s["fib6"]["by-source"]["static"]
+    assert rc.metric(samples, "cellgate_nd_entries") == s["nd"]["entries"]
+    assert rc.metric(samples, "cellgate_nd_solicitations_sent_total") >= 2
+    assert rc.metric(samples, "cellgate_port_drop_packets_total", port="eth0",
+                     reason="blackhole") >= 2
+    assert ("cellgate_port_drop_packets_total",
+            frozenset([("port", "eth0"), ("reason", "ip6-hop-limit")])) in samples
+    for name, _ in samples:
+        assert "route6" not in name and "neighbor6" not in name and "ipv6_address" not in name
+    assert shutil.which("promtool"), "promtool missing: tests/deps.sh installs prometheus"
+    p = subprocess.run(["promtool", "check", "metrics"], input=m.body, capture_output=True,
+                       text=True, timeout=60)
+    assert p.returncode == 0 and not (p.stdout + p.stderr).strip(), p.stdout + p.stderr
