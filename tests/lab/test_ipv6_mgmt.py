@@ -177,6 +177,39 @@ def test_nd_counters_match_stats(router):
         assert int(nd[k]) == s[k], k
 
 
+def test_port_ipv6_counters(topo, router):
+    """The per-port IPv6 counters follow the accounting rule of IPv6 alone,
+    count what h1 sent through, and are the stats dump's numbers."""
+    s0 = rc.port_state(router, "eth0")
+    e10 = rc.port_state(router, "eth1")
+    p = topo.exec("h1", ["ping", "-6", "-n", "-c", "5", "-i", "0.2", "-s", "100",
+                         "-W", "1", "2001:db8:2::2"], timeout=20)
+    assert p.returncode == 0, p.stdout + p.stderr
+    s1 = rc.port_state(router, "eth0")
+    e11 = rc.port_state(router, "eth1")
+    d = {k: int(s1[k]) - int(s0[k]) for k in s1 if k.startswith("ipv6-") and k != "ipv6-address"}
+    # 5 echo requests in (148-byte datagrams: 40 + 8 + 100), forwarded to eth1;
+    # eth1 sends them, and forwards the 5 replies back out of eth0.
+    assert d["ipv6-forwarded"] >= 5 and d["ipv6-in-packets"] >= 5, d
+    assert d["ipv6-in-octets"] >= 5 * 148, d
+    assert int(e11["ipv6-out-packets"]) - int(e10["ipv6-out-packets"]) >= 5
+    assert int(e11["ipv6-out-octets"]) - int(e10["ipv6-out-octets"]) >= 5 * 148
+    assert d["ipv6-out-packets"] >= 5, d
+    st = router.stats()
+    for name in ("eth0", "eth1"):
+        c = rc.port_state(router, name)
+        js = lab.port_of(router, name, st)
+        assert int(c["ipv6-in-packets"]) == int(c["ipv6-forwarded"]) + \
+            int(c["ipv6-to-kernel"]) + int(c["ipv6-discards"]), c
+        assert int(c["ipv6-in-packets"]) <= int(c["rx-packets"])
+        assert js["ipv6-in-packets"] == js["ipv6-forwarded"] + js["ipv6-to-kernel"] + \
+            js["ipv6-discards"], js
+        for k in ("ipv6-in-packets", "ipv6-forwarded", "ipv6-discards"):
+            assert js[k] <= int(c[k]), (k, js[k], c[k])  # the dump came first
+    # The blackhole pings of the fixture are IPv6 discards of eth0.
+    assert int(rc.port_state(router, "eth0")["ipv6-discards"]) >= 2
+
+
 def test_metrics_ipv6(router):
     m = rc.request(router, "GET", "/metrics")
     assert m.status == 200
@@ -189,6 +222,9 @@ def test_metrics_ipv6(router):
     assert rc.metric(samples, "cellgate_nd_solicitations_sent_total") >= 2
     assert rc.metric(samples, "cellgate_port_drop_packets_total", port="eth0",
                      reason="blackhole") >= 2
+    assert rc.metric(samples, "cellgate_port_ipv6_forwarded_total", port="eth0") >= 5
+    assert rc.metric(samples, "cellgate_port_ipv6_in_octets_total", port="eth0") > 0
+    assert rc.metric(samples, "cellgate_port_ipv6_discards_total", port="eth0") >= 2
     assert ("cellgate_port_drop_packets_total",
             frozenset([("port", "eth0"), ("reason", "ip6-hop-limit")])) in samples
     for name, _ in samples:
