@@ -15,7 +15,6 @@ IPv6 drops as reasons ip6-* of cellgate_port_drop_packets_total.
 
 import ipaddress
 import json
-import os
 import shutil
 import subprocess
 
@@ -24,11 +23,9 @@ import pytest
 import lab
 import restconf as rc
 from conftest import start_router
+from test_cellgatectl import run as cellgatectl
 from test_ipv6 import v6_config
 
-CLI = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "build",
-                   "mgmt", "cli", "cellgatectl")
-YANG = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "mgmt", "yang")
 
 
 @pytest.fixture(scope="module")
@@ -233,3 +230,32 @@ def test_metrics_ipv6(router):
     p = subprocess.run(["promtool", "check", "metrics"], input=m.body, capture_output=True,
                        text=True, timeout=60)
     assert p.returncode == 0 and not (p.stdout + p.stderr).strip(), p.stdout + p.stderr
+
+
+def test_cellgatectl_show_ipv6_routes(router):
+    """One row per route6 entry, sorted by address then length, with the
+    source, type and next hops RESTCONF gives."""
+    code, out, err = cellgatectl(rc.sock(router), "show", "ipv6", "routes")
+    assert code == 0, err
+    rows = [ln.split(None, 3) for ln in out.splitlines()[1:]]
+    api = {x["prefix"]: x for x in
+           rc.get(router, "/cellgate:cellgate/state/fib/route6").json()["cellgate:route6"]}
+    assert sorted(r[0] for r in rows) == sorted(api), (out, sorted(api))
+    keys = [(ipaddress.ip_network(r[0]).network_address.packed,
+             ipaddress.ip_network(r[0]).prefixlen) for r in rows]
+    assert keys == sorted(keys), out
+    for r in rows:
+        assert r[1] == api[r[0]]["source"] and r[2] == api[r[0]]["type"], r
+    static = [r for r in rows if r[0] == "2001:db8:20::/48"][0]
+    assert static[3] == "2001:db8:2::2 via eth1", static
+
+
+def test_cellgatectl_show_ipv6_neighbors(topo, router):
+    code, out, err = cellgatectl(rc.sock(router), "show", "ipv6", "neighbors")
+    assert code == 0, err
+    rows = {(f[0], f[1]): f for f in (ln.split() for ln in out.splitlines()[1:])}
+    assert rows[("eth1", "2001:db8:2::2")][3] == topo.mac("h2", "h2-r").lower(), out
+    assert rows[("eth0", "2001:db8:1::2")][3] == topo.mac("h1", "h1-r").lower(), out
+    assert len(rows) == router.stats()["nd"]["entries"], out
+    code, out, err = cellgatectl(rc.sock(router), "show", "counters")
+    assert code == 0 and "  IPv6: in " in out, out
