@@ -25,6 +25,7 @@ import restconf as rc
 from conftest import start_router
 from test_cellgatectl import run as cellgatectl
 from test_ipv6 import v6_config
+from test_snmp import CG, Snmp
 
 
 
@@ -34,11 +35,26 @@ def topo_options():
 
 
 @pytest.fixture(scope="module")
-def router(request, topo, cellgated_bin):
+def snmp(request, topo):
+    """snmpd (master agentx) in the router's namespace, as test_snmp.py runs it."""
+    s = Snmp(topo)
+
+    def fin():
+        s.stop()
+        shutil.rmtree(s.dir, ignore_errors=True)
+    request.addfinalizer(fin)
+    s.start_snmpd()
+    return s
+
+
+@pytest.fixture(scope="module")
+def router(request, topo, cellgated_bin, snmp):
     # As in test_ipv6: the kernel must not answer transit IPv6 itself.
     topo.exec("r", ["ip", "-6", "route", "add", "blackhole", "default",
                     "metric", "4294967295"], check=True)
-    d = start_router(request, topo, cellgated_bin, config=v6_config())
+    cfg = v6_config()
+    cfg["cellgate:cellgate"]["snmp"] = {"agentx-socket": snmp.socket, "ping-interval": 2}
+    d = start_router(request, topo, cellgated_bin, config=cfg)
     # Traffic both ways: cellgated resolves h1 and h2 (host routes of source
     # neighbor), and one packet is dropped by the blackhole route.
     for src, dst in (("h1", "2001:db8:2::2"), ("h2", "2001:db8:1::2"),
@@ -259,3 +275,36 @@ def test_cellgatectl_show_ipv6_neighbors(topo, router):
     assert len(rows) == router.stats()["nd"]["entries"], out
     code, out, err = cellgatectl(rc.sock(router), "show", "counters")
     assert code == 0 and "  IPv6: in " in out, out
+
+
+# cgPortIpv6Entry columns (mibs/CELLGATE-MIB.txt), AUGMENTS cgPortEntry: by ifIndex.
+CG_PORT6 = CG + ".1.9.1"
+PORT6_COLS = ("ipv6-in-packets", "ipv6-in-octets", "ipv6-forwarded", "ipv6-to-kernel",
+              "ipv6-discards", "ipv6-out-packets", "ipv6-out-octets", "ipv6-icmp-out")
+
+
+def test_snmp_port_ipv6_table(topo, router, snmp):
+    """cgPortIpv6Table through snmpd: a row per port, by its netdev's
+    ifIndex, each column the RESTCONF counter of the same name (read
+    around the walk: counters only grow), the IPv6 accounting rule."""
+    assert lab.wait_for(snmp.answers, timeout=10, interval=0.2), snmp.log()[-2000:]
+    # The table is the agent's last: a walk ends in endOfMibView, which the
+    # tools print over the last instance's value; its rows, then a GET.
+    walk = snmp.walk(CG_PORT6)
+    before = {n: rc.port_state(router, n) for n in ("eth0", "eth1")}
+    oids = ["%s.%d.%d" % (CG_PORT6, col, before[n]["ifindex"])
+            for n in ("eth0", "eth1") for col in range(1, len(PORT6_COLS) + 1)]
+    got = dict(zip(oids, snmp.get(*oids)))
+    after = {n: rc.port_state(router, n) for n in ("eth0", "eth1")}
+    assert sorted(walk) == sorted(oids), sorted(walk)
+    for name in ("eth0", "eth1"):
+        idx = after[name]["ifindex"]
+        row = {}
+        for col, leaf in enumerate(PORT6_COLS, 1):
+            typ, val = got["%s.%d.%d" % (CG_PORT6, col, idx)]
+            assert typ == "Counter64", (col, typ, got)
+            assert int(before[name][leaf]) <= val <= int(after[name][leaf]), (name, leaf, val)
+            row[leaf] = val
+        assert row["ipv6-forwarded"] >= 4, row  # the fixture's pings, at least
+        assert row["ipv6-in-packets"] == row["ipv6-forwarded"] + row["ipv6-to-kernel"] + \
+            row["ipv6-discards"], row
