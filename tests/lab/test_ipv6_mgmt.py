@@ -29,6 +29,9 @@ from test_snmp import CG, Snmp
 
 
 
+MANY = 6000  # extra static IPv6 blackhole routes
+
+
 @pytest.fixture(scope="module")
 def topo_options():
     return {"hosts": ("h1", "h2"), "ipv6": True}
@@ -53,6 +56,11 @@ def router(request, topo, cellgated_bin, snmp):
     topo.exec("r", ["ip", "-6", "route", "add", "blackhole", "default",
                     "metric", "4294967295"], check=True)
     cfg = v6_config()
+    # Enough IPv6 routes that the route6 list takes several slices (4096
+    # routes a turn of the event loop at most, asked 256 at a time).
+    cfg["cellgate:cellgate"]["routing"]["static-route6"] += [
+        {"prefix": "2001:db8:f000:%x::/64" % i, "action": "blackhole"}
+        for i in range(MANY)]
     cfg["cellgate:cellgate"]["snmp"] = {"agentx-socket": snmp.socket, "ping-interval": 2}
     d = start_router(request, topo, cellgated_bin, config=cfg)
     # Traffic both ways: cellgated resolves h1 and h2 (host routes of source
@@ -103,7 +111,9 @@ def test_route6_list_matches_stats(router):
     # is given by two sources in this configuration).
     for src, n in s["fib6"]["by-source"].items():
         assert by.get(src, 0) == n, (src, by, s["fib6"]["by-source"])
+    assert by["static"] == 2 + MANY, by
     idx = {x["prefix"]: x for x in routes}
+    assert idx["2001:db8:f000:%x::/64" % (MANY - 1)]["type"] == "blackhole"
     st = idx["2001:db8:20::/48"]
     assert st["source"] == "static" and st["type"] == "gateway", st
     assert st["nexthop"] == [{"address": "2001:db8:2::2", "interface": "eth1",
