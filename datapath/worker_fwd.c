@@ -86,13 +86,17 @@ static void tx_account_sent(struct worker *w, uint16_t port, const struct tx_bat
 
 /*
  * Frames [from, n) of a batch were not sent: dropped as `r` (a fragment stands in for none).
- * noipa: GCC 12 at -O2 judged this function pure (its only stores are CTR_ADD's relaxed
- * atomic stores, inside worker_drop) and deleted both calls in tx_port_flush once it stopped
- * inlining it, so tx-full went uncounted (tests/unit/test_worker caught it). Its callers
- * must see it as opaque.
+ * Opaque to GCC's interprocedural analysis: GCC 12 at -O2 judged this function pure (its only
+ * stores are CTR_ADD's relaxed atomic stores, inside worker_drop) and deleted both calls in
+ * tx_port_flush once it stopped inlining it, so tx-full went uncounted (tests/unit/test_worker
+ * caught it). clang has no noipa attribute.
  */
-__attribute__((noipa)) static void tx_account_lost(struct worker *w, const struct tx_batch *b,
-                                                   unsigned from, unsigned n, enum drop_reason r)
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((noipa))
+#endif
+static void
+tx_account_lost(struct worker *w, const struct tx_batch *b, unsigned from, unsigned n,
+                enum drop_reason r)
 {
 	for (unsigned i = from; i < n; i++)
 		if (b->kind[i] == TX_FORWARDED)
