@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/log.h"
 #include "daemon/mgmt.h"
-#include "mgmt/restconf/restconf.h"
 #include "daemon/routes.h"
+#include "lib/log.h"
+#include "mgmt/restconf/restconf.h"
 
 #define PING_COUNT_MAX 10
 
@@ -54,6 +54,19 @@ static uint64_t be_routes_skip(void *arg, uint64_t from, uint64_t to, uint64_t n
 {
 	struct mgmt *m = arg;
 	return mgmt_routes_skip(m->ctl, from, to, n);
+}
+
+static unsigned be_routes6(void *arg, uint64_t *cursor, unsigned max, restconf_route6_fn fn,
+                           void *ctx)
+{
+	struct mgmt *m = arg;
+	return mgmt_routes6(m->ctl, cursor, max, fn, ctx);
+}
+
+static uint64_t be_routes6_count(void *arg)
+{
+	struct mgmt *m = arg;
+	return mgmt_routes6_count(m->ctl);
 }
 
 /* What cannot change without a restart yet: say which part, so the client knows. */
@@ -494,6 +507,8 @@ int mgmt_start(struct control *ctl)
 	                              .routes = be_routes,
 	                              .routes_count = be_routes_count,
 	                              .routes_skip = be_routes_skip,
+	                              .routes6 = be_routes6,
+	                              .routes6_count = be_routes6_count,
 	                              .apply = be_apply,
 	                              .rpc = be_rpc};
 	struct restconf_opts o = {.yang_dir = ctl->yang_dir,

@@ -5,7 +5,10 @@
  * struct the server prints. Nothing here builds a tree or holds a list:
  * the server asks for a few thousand routes per turn of the event loop.
  */
+#include <string.h>
+
 #include "daemon/mgmt.h"
+#include "daemon/rib6.h"
 #include "mgmt/restconf/restconf.h"
 
 static const char *route_type(enum nh_type t)
@@ -68,4 +71,50 @@ uint64_t mgmt_routes_count(struct control *ctl, uint64_t from, uint64_t to)
 uint64_t mgmt_routes_skip(struct control *ctl, uint64_t from, uint64_t to, uint64_t n)
 {
 	return rib_skip_range(ctl->rib, from, to, n);
+}
+
+struct route6_conv {
+	const struct control *ctl;
+	restconf_route6_fn fn;
+	void *ctx;
+};
+
+static void route6_conv(void *arg, const struct rib6_entry *e)
+{
+	const struct route6_conv *c = arg;
+	struct restconf_route6 r = {
+	    .len = e->len, .source = rib_source_name(e->source), .type = route_type(e->type)};
+
+	memcpy(r.prefix, e->prefix, 16);
+	if (e->type == NH_GATEWAY || e->type == NH_GLEAN) {
+		for (unsigned i = 0; i < e->npaths && i < RC_ROUTE_NH_MAX; i++) {
+			r.nexthop[i].has_address = e->type == NH_GATEWAY;
+			memcpy(r.nexthop[i].address, e->paths[i].gw, 16);
+			r.nexthop[i].interface = c->ctl->dp->ports[e->paths[i].port].name;
+			r.nexthop[i].weight = e->paths[i].weight;
+			r.nnexthops++;
+		}
+	}
+	c->fn(c->ctx, &r);
+}
+
+unsigned mgmt_routes6(struct control *ctl, uint64_t *cursor, unsigned max, restconf_route6_fn fn,
+                      void *ctx)
+{
+	struct route6_conv c = {.ctl = ctl, .fn = fn, .ctx = ctx};
+	unsigned n;
+
+	if (*cursor >= RIB6_WALK_END) {
+		*cursor = RC_ROUTE6_END;
+		return 0;
+	}
+	n = rib6_walk(ctl->rib6, cursor, max, route6_conv, &c);
+	if (*cursor >= RIB6_WALK_END)
+		*cursor = RC_ROUTE6_END;
+	return n;
+}
+
+uint64_t mgmt_routes6_count(struct control *ctl)
+{
+	return rib6_installed(ctl->rib6);
 }

@@ -17,7 +17,9 @@
 #include "daemon/fpm.h"
 #include "daemon/loopmon.h"
 #include "daemon/mgmt.h"
+#include "daemon/neigh6.h"
 #include "daemon/netdev.h"
+#include "daemon/rib6.h"
 #include "daemon/stats_fields.h"
 #include "datapath/port_afxdp.h"
 #include "lib/addr.h"
@@ -100,6 +102,21 @@ static void state_port_afxdp(FILE *out, const struct port *pt)
 	fputc('}', out);
 }
 
+/* The IPv6 addresses the port forwards with: the configured ones (port/ipv6). */
+static void state_port_ipv6(FILE *out, const struct control *ctl, unsigned p)
+{
+	const struct cfg_port *cp = p < ctl->cfg->nports ? &ctl->cfg->ports[p] : NULL;
+	char a[INET6_ADDRSTRLEN];
+
+	if (!cp || !cp->naddrs6)
+		return;
+	fputs(",\"ipv6-address\":[", out);
+	for (unsigned i = 0; i < cp->naddrs6; i++)
+		fprintf(out, "%s{\"ip\":\"%s\",\"prefix-length\":%u}", i ? "," : "",
+		        inet_str(AF_INET6, cp->addrs6[i].addr, a, sizeof(a)), cp->addrs6[i].plen);
+	fputc(']', out);
+}
+
 static void state_port(FILE *out, const struct control *ctl, const struct stats_snapshot *s,
                        unsigned p)
 {
@@ -122,6 +139,7 @@ static void state_port(FILE *out, const struct control *ctl, const struct stats_
 		fprintf(out, "%s{\"reason\":\"%s\",\"packets\":\"%lu\"}", r ? "," : "",
 		        drop_reason_name[r], sp->c.drops[r]);
 	fputc(']', out);
+	state_port_ipv6(out, ctl, p);
 	if (s->is_atm[p]) {
 		/* TUN drops are in the snapshot already (control_stats_take). */
 		struct atm_port_counters ac = s->atm[p];
@@ -213,6 +231,20 @@ static void state_neighbor(void *arg, uint16_t port, uint32_t ip, const uint8_t 
 	fputc('}', w->out);
 }
 
+/* The RIB6's running counts, like the IPv4 ones below. */
+static void state_fib6(FILE *out, const struct control *ctl)
+{
+	uint64_t routes[RIB_SRC__MAX], errors;
+
+	rib6_get_counts(ctl->rib6, routes, &errors);
+	fprintf(out, ",\"ipv6\":{\"routes\":\"%lu\",\"errors\":\"%lu\",\"source\":[",
+	        rib6_installed(ctl->rib6), errors);
+	for (int s = 0; s < RIB_SRC__MAX; s++)
+		fprintf(out, "%s{\"name\":\"%s\",\"routes\":\"%lu\"}", s ? "," : "",
+		        rib_source_name(s), routes[s]);
+	fputs("]}", out);
+}
+
 /* The FIB's running counts (rib_counts): the same cost with ten routes or a million. */
 static void state_fib(FILE *out, const struct control *ctl)
 {
@@ -228,7 +260,9 @@ static void state_fib(FILE *out, const struct control *ctl)
 	for (int s = 0; s < RIB_SRC__MAX; s++)
 		fprintf(out, "%s{\"name\":\"%s\",\"routes\":\"%lu\"}", s ? "," : "",
 		        rib_source_name(s), rc.routes[s]);
-	fputs("]}", out);
+	fputc(']', out);
+	state_fib6(out, ctl);
+	fputc('}', out);
 }
 
 static void state_loop(FILE *out, const struct control *ctl)
@@ -266,6 +300,46 @@ static void state_arp(FILE *out, const struct control *ctl)
 	neigh_get_counters(ctl->neigh, &nc);
 	fprintf(out,
 	        ",\"arp\":{\"requests-sent\":\"%lu\",\"replies-learned\":\"%lu\","
+	        "\"resolve-failed\":\"%lu\",\"send-errors\":\"%lu\",\"entries\":\"%lu\","
+	        "\"table-full\":\"%lu\"}",
+	        nc.requests_sent, nc.replies_learned, nc.resolve_failed, nc.send_errors, nc.entries,
+	        nc.table_full);
+}
+
+static void state_neighbor6(void *arg, uint16_t port, const uint8_t ip[16], const uint8_t mac[6],
+                            enum neigh_state st, bool probing)
+{
+	static const char *const names[] = {"incomplete", "incomplete", "reachable", "failed"};
+	struct walk_ctx *w = arg;
+	char b[INET6_ADDRSTRLEN];
+
+	fprintf(w->out, "%s{\"interface\":", w->first ? "" : ",");
+	json_str_put(w->out, w->ctl->dp->ports[port].name);
+	fprintf(w->out, ",\"address\":\"%s\",\"state\":\"%s\"",
+	        inet_str(AF_INET6, ip, b, sizeof(b)),
+	        probing ? "probe" : names[st <= NEIGH_FAILED ? st : 0]);
+	if (st == NEIGH_REACHABLE)
+		fprintf(w->out, ",\"mac\":\"%02x:%02x:%02x:%02x:%02x:%02x\"", mac[0], mac[1],
+		        mac[2], mac[3], mac[4], mac[5]);
+	fputc('}', w->out);
+	w->first = false;
+}
+
+static void state_nd(FILE *out, const struct control *ctl, unsigned parts)
+{
+	struct walk_ctx w = {.out = out, .ctl = ctl, .first = true};
+	struct neigh_counters nc;
+
+	if (parts & RC_PART_NEIGHBOR6) {
+		fputs(",\"neighbor6\":[", out);
+		neigh6_walk(ctl->neigh6, state_neighbor6, &w);
+		fputc(']', out);
+	}
+	if (!(parts & RC_PART_ND))
+		return;
+	neigh6_get_counters(ctl->neigh6, &nc);
+	fprintf(out,
+	        ",\"nd\":{\"solicitations-sent\":\"%lu\",\"advertisements-learned\":\"%lu\","
 	        "\"resolve-failed\":\"%lu\",\"send-errors\":\"%lu\",\"entries\":\"%lu\","
 	        "\"table-full\":\"%lu\"}",
 	        nc.requests_sent, nc.replies_learned, nc.resolve_failed, nc.send_errors, nc.entries,
@@ -341,6 +415,8 @@ int mgmt_state_json(struct control *ctl, unsigned parts, FILE *out)
 		state_neighbors(out, ctl);
 	if (parts & RC_PART_ARP)
 		state_arp(out, ctl);
+	if (parts & (RC_PART_NEIGHBOR6 | RC_PART_ND))
+		state_nd(out, ctl, parts);
 	if (parts & RC_PART_FPM)
 		state_fpm(out, ctl);
 	if (parts & RC_PART_SNMP)

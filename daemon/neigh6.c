@@ -362,3 +362,11 @@ void neigh6_dump_json(const struct neigh6_table *nt, FILE *out)
 		}
 	fputc(']', out);
 }
+
+void neigh6_walk(const struct neigh6_table *nt, neigh6_walk_fn fn, void *arg)
+{
+	for (unsigned b = 0; b < NEIGH6_BUCKETS; b++)
+		for (const struct neigh6_entry *e = nt->bucket[b]; e; e = e->next)
+			fn(arg, e->port, e->ip, e->mac, e->state,
+			   e->state == NEIGH_REACHABLE && e->tries > 0);
+}

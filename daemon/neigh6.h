@@ -54,6 +54,15 @@ void neigh6_timer(struct neigh6_table *nt, uint64_t now_ms);
 /* requests_sent, replies_learned, ... as for ARP. */
 void neigh6_get_counters(const struct neigh6_table *nt, struct neigh_counters *out);
 
+/*
+ * Every entry, in no particular order. `probing`: a reachable entry that
+ * aged out and is being confirmed by unicast solicitations (RFC 4861
+ * §7.3.3 PROBE); the MAC is still used meanwhile.
+ */
+typedef void (*neigh6_walk_fn)(void *arg, uint16_t port, const uint8_t ip[16], const uint8_t mac[6],
+                               enum neigh_state state, bool probing);
+void neigh6_walk(const struct neigh6_table *nt, neigh6_walk_fn fn, void *arg);
+
 /* JSON array of entries ({port, address, mac, state}), for the stats dump. */
 void neigh6_dump_json(const struct neigh6_table *nt, FILE *out);
 

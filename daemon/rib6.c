@@ -37,6 +37,7 @@ struct rib6 {
 	struct rib6_route **bucket;
 	uint32_t nbuckets, nused;
 	uint64_t nroutes[RIB_SRC__MAX];
+	uint64_t ninstalled; /* routes with a group in the FIB6 */
 	uint64_t errors;
 };
 
@@ -264,6 +265,7 @@ static int route_program(struct rib6 *r6, struct rib6_route *r)
 		         best ? "insert" : "delete");
 		return err;
 	}
+	r6->ninstalled += (best != 0) - (r->installed != 0);
 	r->installed = best;
 	return 0;
 }
@@ -392,4 +394,79 @@ void rib6_get_counts(const struct rib6 *r6, uint64_t routes[RIB_SRC__MAX], uint6
 {
 	memcpy(routes, r6->nroutes, sizeof(r6->nroutes));
 	*errors = r6->errors;
+}
+
+uint64_t rib6_installed(const struct rib6 *r6)
+{
+	return r6->ninstalled;
+}
+
+static void rib6_entry_fill(const struct rib6 *r6, const struct rib6_route *r, struct rib6_entry *e)
+{
+	const struct nhg_meta *g = &r6->rib->nhg_meta[r->installed];
+	const struct nh_tables *nht = r6->rib->dp->nht;
+
+	memcpy(e->prefix, r->prefix, 16);
+	e->len = r->len;
+	e->source = RIB_SRC__MAX;
+	for (int s = RIB_SRC__MAX - 1; s >= 0; s--)
+		if (r->nhg[s] == r->installed)
+			e->source = (enum rib_source)s;
+	e->npaths = 0;
+	e->type = NH_UNUSED;
+	for (unsigned i = 0; i < g->n && i < NHG_PATHS_MAX; i++) {
+		uint32_t id = g->nh[i];
+		const struct nexthop *nh = &nht->nh[id];
+
+		if (i == 0)
+			e->type = (enum nh_type)nh->type;
+		if (nh->type == NH_GATEWAY || nh->type == NH_NEIGH_FAILED)
+			memcpy(e->paths[e->npaths].gw, nht->gw6[id], 16);
+		else
+			memset(e->paths[e->npaths].gw, 0, 16);
+		e->paths[e->npaths].port = nh->port;
+		e->paths[e->npaths].weight = g->w[i];
+		e->npaths++;
+	}
+}
+
+static uint32_t bits_reverse32(uint32_t v)
+{
+	v = (v >> 1 & 0x55555555u) | (v & 0x55555555u) << 1;
+	v = (v >> 2 & 0x33333333u) | (v & 0x33333333u) << 2;
+	v = (v >> 4 & 0x0f0f0f0fu) | (v & 0x0f0f0f0fu) << 4;
+	return __builtin_bswap32(v);
+}
+
+/*
+ * The cursor counts buckets in bit-reversed order (the scan of Redis'
+ * dictScan): the table doubles between slices as FPM fills it, which
+ * splits bucket b into b and b + n, and counting the high bucket bits
+ * first means both halves of a bucket already visited come before the
+ * cursor in the bigger table too. So a route present throughout is
+ * visited once, never twice, across any number of doublings (the table
+ * never shrinks).
+ */
+unsigned rib6_walk(const struct rib6 *r6, uint64_t *cursor, unsigned max, rib6_walk_fn fn,
+                   void *arg)
+{
+	uint32_t mask = r6->nbuckets - 1, v;
+	struct rib6_entry e;
+	unsigned n = 0;
+
+	if (*cursor >= RIB6_WALK_END)
+		return 0;
+	v = (uint32_t)*cursor;
+	do {
+		for (const struct rib6_route *r = r6->bucket[v & mask]; r; r = r->next) {
+			if (!r->installed)
+				continue;
+			rib6_entry_fill(r6, r, &e);
+			fn(arg, &e);
+			n++;
+		}
+		v = bits_reverse32(bits_reverse32(v | ~mask) + 1);
+	} while (v != 0 && n < max);
+	*cursor = v ? v : RIB6_WALK_END;
+	return n;
 }

@@ -60,4 +60,35 @@ bool rib6_nh_gateway_exists(const struct rib6 *r6, uint16_t port, const uint8_t 
 /* Routes per source, installed or not; routes that could not be programmed. */
 void rib6_get_counts(const struct rib6 *r6, uint64_t routes[RIB_SRC__MAX], uint64_t *errors);
 
+/* Prefixes installed in the FIB6. */
+uint64_t rib6_installed(const struct rib6 *r6);
+
+/* One installed IPv6 route as rib6_walk reports it. */
+struct rib6_entry {
+	uint8_t prefix[16];
+	uint8_t len;
+	enum rib_source source; /* the source whose route is installed */
+	enum nh_type type;      /* of the first next hop */
+	unsigned npaths;
+	struct {
+		uint8_t gw[16]; /* all zero: none (connected, local, ...) */
+		uint16_t port;
+		uint8_t weight;
+	} paths[16]; /* NHG_PATHS_MAX */
+};
+typedef void (*rib6_walk_fn)(void *arg, const struct rib6_entry *e);
+
+/*
+ * Visit installed routes a hash bucket at a time from *cursor (0 to
+ * begin), whole buckets only, until at least `max` were visited or the
+ * table is done; *cursor is left at the next bucket (RIB6_WALK_END: done).
+ * A cursor, not a pointer: a route present throughout a walk is visited
+ * exactly once, whatever changes in between (the table doubling too),
+ * and none twice. The order is the hash's (the RIB6 keeps no prefix order
+ * yet). Returns how many.
+ */
+#define RIB6_WALK_END (1ull << 32)
+unsigned rib6_walk(const struct rib6 *r6, uint64_t *cursor, unsigned max, rib6_walk_fn fn,
+                   void *arg);
+
 #endif

@@ -20,6 +20,14 @@ const struct stats_field port_counter_fields[] = {
     F(port_counters, "rx-gso-packets", rx_gso_packets),
     F(port_counters, "gso-segmented", gso_segmented),
     F(port_counters, "gso-segments-out", gso_segments_out),
+    F(port_counters, "ipv6-in-packets", ip6_in_packets),
+    F(port_counters, "ipv6-in-octets", ip6_in_octets),
+    F(port_counters, "ipv6-forwarded", ip6_forwarded),
+    F(port_counters, "ipv6-to-kernel", ip6_to_kernel),
+    F(port_counters, "ipv6-discards", ip6_discards),
+    F(port_counters, "ipv6-out-packets", ip6_out_packets),
+    F(port_counters, "ipv6-out-octets", ip6_out_octets),
+    F(port_counters, "ipv6-icmp-out", ip6_icmp_out),
     {NULL, 0},
 };
 

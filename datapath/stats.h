@@ -86,6 +86,24 @@ struct port_counters {
 	uint64_t rx_gso_packets;   /* received as GSO super-packets (one each, not per segment) */
 	uint64_t gso_segmented;    /* super-packets segmented in software (egress without TSO) */
 	uint64_t gso_segments_out; /* segments made from them */
+	/*
+	 * IPv6 alone (RFC 4293 ipIfStatsTable's view): of the frames above,
+	 * those with EtherType 0x86DD the worker took (ip6_in), and what became
+	 * of them, so that ip6_in_packets = ip6_forwarded + ip6_to_kernel +
+	 * ip6_discards; octets are of the IPv6 datagrams (no Ethernet header).
+	 * ip6_out counts every IPv6 datagram sent on the port, forwarded or
+	 * generated (ICMPv6 errors); ip6_icmp_out the ICMPv6 errors generated
+	 * for IPv6 received here. Their drops are also under their reasons in
+	 * drops[], where no-route, blackhole, tx-full ... mix both families.
+	 */
+	uint64_t ip6_in_packets;
+	uint64_t ip6_in_octets;
+	uint64_t ip6_forwarded;
+	uint64_t ip6_to_kernel;
+	uint64_t ip6_discards;
+	uint64_t ip6_out_packets;
+	uint64_t ip6_out_octets;
+	uint64_t ip6_icmp_out;
 	uint64_t drops[DROP__MAX];
 } __attribute__((aligned(64)));
 

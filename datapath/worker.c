@@ -20,9 +20,9 @@
 
 #include "datapath/arp.h"
 #include "datapath/ip4.h"
-#include "lib/log.h"
-#include "lib/clock.h"
 #include "datapath/worker_priv.h"
+#include "lib/clock.h"
+#include "lib/log.h"
 
 /*
  * Sleep policy (measurements in BENCHMARKS.md, "Latency"). While frames
@@ -90,22 +90,25 @@ static void frame_trim(struct pkt *p, uint32_t frame)
  */
 static bool classify6(struct worker *w, struct pkt *p, struct ip6_info *info)
 {
+	struct port_counters *c = &w->ctr->port[p->in_port];
 	enum drop_reason r;
 
+	CTR_ADD(c->ip6_in_packets, 1);
+	CTR_ADD(c->ip6_in_octets, p->len - 14);
 	if (!w->dp->ports[p->in_port].ip6) {
-		worker_to_kernel(w, p);
+		worker_to_kernel6(w, p);
 		return false;
 	}
 	r = ip6_validate(p->data + 14, p->len - 14, info);
 	if (r != IP6_OK && r != IP6_LOCAL) {
-		worker_drop(w, p, r);
+		worker_drop6(w, p, r);
 		worker_icmp6_reply(w, p, &info->err);
 		return false;
 	}
 	frame_trim(p, 14u + info->len);
 	if (r == IP6_LOCAL || p->l2_class != PKT_L2_HOST) {
 		worker_nd_snoop(w, p);
-		worker_to_kernel(w, p);
+		worker_to_kernel6(w, p);
 		return false;
 	}
 	return true;

@@ -52,7 +52,7 @@ void worker_icmp6_reply(struct worker *w, const struct pkt *p, const struct ip6_
 	out->len = icmp6_error_build(out->data, ip, len, p->data + 6, in->mac, in->ip6_addr,
 	                             err->type, err->code, err->param);
 	w->icmp_used++;
-	worker_tx_enqueue(w, p->in_port, out, TX_GENERATED);
+	worker_tx_enqueue(w, p->in_port, out, TX_GENERATED6);
 }
 
 /*
@@ -86,7 +86,7 @@ static void drop6(struct worker *w, const struct pkt *p, enum drop_reason r, uin
 {
 	struct ip6_err err = {type, code, 0};
 
-	worker_drop(w, p, r);
+	worker_drop6(w, p, r);
 	worker_icmp6_reply(w, p, &err);
 }
 
@@ -145,17 +145,17 @@ static bool egress6_checks(struct worker *w, struct pkt *p, const struct port *o
 		return false;
 	}
 	if (len == 0) {
-		worker_drop(w, p, DROP_IP6_TOO_BIG);
+		worker_drop6(w, p, DROP_IP6_TOO_BIG);
 		return false;
 	}
 	r = ip6_egress_check(p->data + 14, len, out->mtu, out->id == p->in_port, &err);
 	if (r != IP6_OK) {
-		worker_drop(w, p, r);
+		worker_drop6(w, p, r);
 		worker_icmp6_reply(w, p, &err);
 		return false;
 	}
 	if (p->gso_type != PKT_GSO_NONE && !out->tx_offload) {
-		worker_drop(w, p, DROP_IP6_TOO_BIG);
+		worker_drop6(w, p, DROP_IP6_TOO_BIG);
 		return false;
 	}
 	return true;
@@ -202,7 +202,7 @@ static void send6(struct worker *w, struct pkt *p, const struct port *out, uint6
 	ip6_hop_limit_decrement(eth + 14);
 	if (p->csum_partial && !out->tx_offload)
 		csum_complete6(p);
-	worker_tx_enqueue(w, out->id, p, TX_FORWARDED);
+	worker_tx_enqueue(w, out->id, p, TX_FORWARDED6);
 }
 
 /* A gateway next hop: send, drop as nd-failed, or wait for neighbour discovery. */
@@ -249,10 +249,10 @@ enum fwd_result worker_forward6(struct worker *w, struct pkt *p, uint32_t nhg_id
 	switch (nh->type) {
 	case NH_LOCAL:
 		worker_nd_snoop(w, p);
-		worker_to_kernel(w, p);
+		worker_to_kernel6(w, p);
 		return FWD_DONE;
 	case NH_BLACKHOLE:
-		worker_drop(w, p, DROP_BLACKHOLE);
+		worker_drop6(w, p, DROP_BLACKHOLE);
 		return FWD_DONE;
 	case NH_UNREACHABLE:
 		/* Linux answers an unreachable route with code 0 (no route) too. */
@@ -277,7 +277,7 @@ enum fwd_result worker_forward6(struct worker *w, struct pkt *p, uint32_t nhg_id
 		*wait_port = nh->port;
 		return FWD_WAIT_ARP;
 	default:
-		worker_drop(w, p, DROP_NO_ROUTE);
+		worker_drop6(w, p, DROP_NO_ROUTE);
 		return FWD_DONE;
 	}
 }

@@ -86,7 +86,10 @@ static void hold_add(struct worker *w, const struct pkt *p, const struct hold_ke
 	if (same == 0)
 		resolve_request(w, k);
 	if (same >= HOLD_PER_DEST || !hold_slot(w, p->len)) {
-		worker_drop(w, p, k->v6 ? DROP_ND_HOLD_FULL : DROP_ARP_HOLD_FULL);
+		if (k->v6)
+			worker_drop6(w, p, DROP_ND_HOLD_FULL);
+		else
+			worker_drop(w, p, DROP_ARP_HOLD_FULL);
 		return;
 	}
 	struct hold_entry *h = &w->hold[w->nhold];
@@ -138,7 +141,7 @@ static bool hold_retry(struct worker *w, unsigned i, uint32_t val)
 		/* RFC 4861 §7.2.2, RFC 4443 §3.1 code 3: the neighbour never answered. */
 		struct ip6_err err = {ICMP6_DST_UNREACH, ICMP6_CODE_ADDR_UNREACH, 0};
 
-		worker_drop(w, &h->pkt, DROP_ND_FAILED);
+		worker_drop6(w, &h->pkt, DROP_ND_FAILED);
 		worker_icmp6_reply(w, &h->pkt, &err);
 	} else {
 		/* RFC 1812 4.3.3.1 / RFC 792: the neighbour never answered. */

@@ -24,7 +24,8 @@
 #define ICMP_SLOT ICMP6_ERR_FRAME_MAX
 _Static_assert(ICMP_SLOT >= ICMP_ERR_FRAME_MAX, "ICMP scratch slot too small for ICMPv4");
 
-enum tx_kind { TX_FORWARDED, TX_GENERATED, TX_FRAGMENT };
+/* What a queued frame is, for the counters when it leaves (the 6s: IPv6 ones). */
+enum tx_kind { TX_FORWARDED, TX_GENERATED, TX_FRAGMENT, TX_FORWARDED6, TX_GENERATED6 };
 
 struct tx_batch {
 	unsigned n;
@@ -123,6 +124,20 @@ static inline void worker_to_kernel(struct worker *w, const struct pkt *p)
 	CTR_ADD(w->ctr->port[p->in_port].to_kernel, 1);
 	if (pt->ops->punt)
 		pt->ops->punt(pt->queues[w->id], p);
+}
+
+/* An IPv6 frame dropped as `r`: counted under the reason and as an IPv6 discard. */
+static inline void worker_drop6(struct worker *w, const struct pkt *p, enum drop_reason r)
+{
+	worker_drop(w, p, r);
+	CTR_ADD(w->ctr->port[p->in_port].ip6_discards, 1);
+}
+
+/* An IPv6 frame left to the kernel. */
+static inline void worker_to_kernel6(struct worker *w, const struct pkt *p)
+{
+	worker_to_kernel(w, p);
+	CTR_ADD(w->ctr->port[p->in_port].ip6_to_kernel, 1);
 }
 
 /* worker_hold.c */

@@ -25,6 +25,10 @@ void worker_snap_take(struct worker *w, uint32_t req)
 		c->rx_octets -= w->hold[i].pkt.len;
 		if (w->hold[i].pkt.gso_type != PKT_GSO_NONE)
 			c->rx_gso_packets--;
+		if (w->hold[i].v6) {
+			c->ip6_in_packets--;
+			c->ip6_in_octets -= w->hold[i].pkt.len - 14;
+		}
 	}
 	if (w->id == 0 && dp->vcs)
 		stats_atm_take(dp, s);
@@ -42,8 +46,7 @@ int dp_stats_snap_request(struct dataplane *dp, uint32_t *ticket)
 	return 0;
 }
 
-bool dp_stats_snap_collect(const struct dataplane *dp, uint32_t ticket,
-                           struct stats_snapshot *snap)
+bool dp_stats_snap_collect(const struct dataplane *dp, uint32_t ticket, struct stats_snapshot *snap)
 {
 	for (unsigned w = 0; w < dp->nworkers; w++)
 		if (__atomic_load_n(&dp->workers[w]->snap_done, __ATOMIC_ACQUIRE) != ticket)

@@ -42,7 +42,10 @@ _cellgatectl()
 		COMPREPLY=($(compgen -W "show route vc clear -j --json -s --socket -y --yang-dir --help" -- "$cur"))
 		;;
 	show)
-		COMPREPLY=($(compgen -W "ports interfaces vc routes neighbors fpm counters" -- "$cur"))
+		COMPREPLY=($(compgen -W "ports interfaces vc routes neighbors fpm counters ipv6" -- "$cur"))
+		;;
+	"show ipv6")
+		COMPREPLY=($(compgen -W "routes neighbors" -- "$cur"))
 		;;
 	"show vc" | "vc ping" | "vc add" | "vc del" | "clear counters")
 		COMPREPLY=($(compgen -W "$(_cellgatectl_ports)" -- "$cur"))

@@ -19,22 +19,24 @@
 
 static void usage(FILE *out)
 {
-	fprintf(out,
-	        "usage: cellgatectl [-j] [-s socket] [-y yangdir] COMMAND\n"
-	        "  show ports | interfaces | vc [PORT [VPI/VCI]] | neighbors | fpm | counters\n"
-	        "  show routes [PREFIX [longer]] [--limit N] [--cursor PREFIX]\n"
-	        "  route add PREFIX via GATEWAY... | dev INTERFACE | blackhole | unreachable\n"
-	        "  route del PREFIX\n"
-	        "  vc add PORT SUBINTERFACE VPI/VCI [llc-snap|vc-mux-ipv4|llc-bridged|vc-mux-bridged]\n"
-	        "         [peer ADDRESS]\n"
-	        "  vc del PORT SUBINTERFACE VPI/VCI\n"
-	        "  vc ping PORT VPI/VCI [COUNT]\n"
-	        "  clear counters [PORT]\n"
-	        "options:\n"
-	        "  -j, --json      print the API's JSON (RFC 7951) instead of tables\n"
-	        "  -s, --socket    the RESTCONF socket (default $CELLGATE_SOCKET or %s)\n"
-	        "  -y, --yang-dir  directory holding cellgate.yang (default %s)\n",
-	        DEFAULT_SOCK, YANG_DIR);
+	fprintf(
+	    out,
+	    "usage: cellgatectl [-j] [-s socket] [-y yangdir] COMMAND\n"
+	    "  show ports | interfaces | vc [PORT [VPI/VCI]] | neighbors | fpm | counters\n"
+	    "  show routes [PREFIX [longer]] [--limit N] [--cursor PREFIX]\n"
+	    "  show ipv6 routes | ipv6 neighbors\n"
+	    "  route add PREFIX via GATEWAY... | dev INTERFACE | blackhole | unreachable\n"
+	    "  route del PREFIX\n"
+	    "  vc add PORT SUBINTERFACE VPI/VCI [llc-snap|vc-mux-ipv4|llc-bridged|vc-mux-bridged]\n"
+	    "         [peer ADDRESS]\n"
+	    "  vc del PORT SUBINTERFACE VPI/VCI\n"
+	    "  vc ping PORT VPI/VCI [COUNT]\n"
+	    "  clear counters [PORT]\n"
+	    "options:\n"
+	    "  -j, --json      print the API's JSON (RFC 7951) instead of tables\n"
+	    "  -s, --socket    the RESTCONF socket (default $CELLGATE_SOCKET or %s)\n"
+	    "  -y, --yang-dir  directory holding cellgate.yang (default %s)\n",
+	    DEFAULT_SOCK, YANG_DIR);
 }
 
 /* The installed schema, or the source tree's when run from a build directory. */

@@ -53,6 +53,13 @@ bool cli_vpi_vci(const char *s, unsigned *vpi, unsigned *vci);
 void cli_pct(const char *s, char *out, size_t len);
 
 int cli_show(struct cli *c, int argc, char **argv);
+/* show.c: the children of the node at `xpath` named `name`, in order, into a malloc'd array. */
+unsigned cli_children(const struct lyd_node *tree, const char *xpath, const char *name,
+                      const struct lyd_node ***out);
+/* show.c: a route's next hops ("ADDR via IF, ..."), for route and route6 entries alike. */
+void cli_nexthops(const struct lyd_node *r, char *buf, size_t len);
+/* show6.c: show ipv6 routes | neighbors. */
+int cli_show_ipv6(struct cli *c, int argc, char **argv);
 int cli_route(struct cli *c, int argc, char **argv);
 int cli_vc(struct cli *c, int argc, char **argv);
 int cli_clear(struct cli *c, int argc, char **argv);

@@ -13,9 +13,8 @@
 
 #define STATE "/cellgate:cellgate/state"
 
-/* Children of the node at `xpath` named `name`, in order, into a malloc'd array. */
-static unsigned children(const struct lyd_node *tree, const char *xpath, const char *name,
-                         const struct lyd_node ***out)
+unsigned cli_children(const struct lyd_node *tree, const char *xpath, const char *name,
+                      const struct lyd_node ***out)
 {
 	struct lyd_node *parent = NULL, *n;
 	unsigned cnt = 0, cap = 0;
@@ -69,7 +68,7 @@ static int show_ports(struct cli *c)
 		return 1;
 	if (c->json)
 		return 0;
-	n = children(t, STATE, "port", &p);
+	n = cli_children(t, STATE, "port", &p);
 	printf("%-12s %-12s %-12s %5s %12s %12s %12s %12s %10s\n", "Port", "Kind", "Netdev", "MTU",
 	       "Rx-packets", "Tx-packets", "Forwarded", "To-kernel", "Drops");
 	for (unsigned i = 0; i < n; i++)
@@ -93,7 +92,7 @@ static void addresses(const struct lyd_node *n, char *buf, size_t len)
 
 	lyd_path(n, LYD_PATH_STD, xp, sizeof(xp) - 8);
 	strcat(xp, "/ipv4");
-	cnt = children(n, xp, "address", &a);
+	cnt = cli_children(n, xp, "address", &a);
 	buf[0] = '\0';
 	for (unsigned i = 0; i < cnt && o < len; i++)
 		o += (size_t)snprintf(buf + o, len - o, "%s%s/%s", i ? ", " : "",
@@ -129,7 +128,7 @@ static int show_interfaces(struct cli *c)
 	}
 	printf("%-12s %-12s %-10s %8s %5s  %s\n", "Interface", "On", "Netdev", "Ifindex", "MTU",
 	       "IPv4");
-	n = children(cfg, "/cellgate:cellgate", "port", &p);
+	n = cli_children(cfg, "/cellgate:cellgate", "port", &p);
 	for (unsigned i = 0; i < n; i++) {
 		struct lyd_node *sp = NULL;
 		snprintf(xp, sizeof(xp), STATE "/port[name='%s']", cli_val(p[i], "name"));
@@ -138,7 +137,7 @@ static int show_interfaces(struct cli *c)
 		char sx[256];
 		snprintf(sx, sizeof(sx), "/cellgate:cellgate/port[name='%s']",
 		         cli_val(p[i], "name"));
-		unsigned ns = children(cfg, sx, "subinterface", &s);
+		unsigned ns = cli_children(cfg, sx, "subinterface", &s);
 		for (unsigned j = 0; j < ns; j++) {
 			struct lyd_node *ss = NULL;
 			snprintf(xp, sizeof(xp), STATE "/port[name='%s']", cli_val(s[j], "name"));
@@ -186,7 +185,7 @@ static void vc_detail(const struct lyd_node *v, const struct lyd_node *pc)
 	for (unsigned i = 0; i < sizeof(counters) / sizeof(counters[0]); i++)
 		printf("    %-20s %llu\n", counters[i], cli_u64(v, counters[i]));
 	lyd_path(v, LYD_PATH_STD, xp, sizeof(xp));
-	n = children(v, xp, "discard", &d);
+	n = cli_children(v, xp, "discard", &d);
 	for (unsigned i = 0; i < n; i++)
 		if (cli_u64(d[i], "count"))
 			printf("    discards %-11s %llu\n", cli_val(d[i], "reason"),
@@ -204,12 +203,13 @@ static int show_vc(struct cli *c, int argc, char **argv)
 	if (argc > 1 && !cli_vpi_vci(argv[1], &vpi, &vci))
 		return 1;
 	if (cli_get_list(c, STATE "/vc", STATE, &st, true) ||
-	    cli_get_list(c, "/cellgate:cellgate/port", "/cellgate:cellgate", &cfg, true) || c->json) {
+	    cli_get_list(c, "/cellgate:cellgate/port", "/cellgate:cellgate", &cfg, true) ||
+	    c->json) {
 		lyd_free_all(st);
 		lyd_free_all(cfg);
 		return c->json ? 0 : 1;
 	}
-	n = children(st, STATE, "vc", &v);
+	n = cli_children(st, STATE, "vc", &v);
 	if (argc <= 1)
 		printf("%-10s %-12s %4s %5s  %-11s %-7s %9s  %-5s %-15s %12s %12s %9s\n", "Port",
 		       "Interface", "VPI", "VCI", "Encap", "Service", "PCR", "State", "Peer",
@@ -252,7 +252,7 @@ static int show_vc(struct cli *c, int argc, char **argv)
 	return 0;
 }
 
-static void nexthops(const struct lyd_node *r, char *buf, size_t len)
+void cli_nexthops(const struct lyd_node *r, char *buf, size_t len)
 {
 	const struct lyd_node **h;
 	char xp[256];
@@ -260,7 +260,7 @@ static void nexthops(const struct lyd_node *r, char *buf, size_t len)
 	size_t o = 0;
 
 	lyd_path(r, LYD_PATH_STD, xp, sizeof(xp));
-	n = children(r, xp, "nexthop", &h);
+	n = cli_children(r, xp, "nexthop", &h);
 	buf[0] = '\0';
 	for (unsigned i = 0; i < n && o < len; i++) {
 		const char *a = cli_val(h[i], "address");
@@ -308,12 +308,12 @@ static unsigned route_rows(const struct lyd_node *t, bool header)
 {
 	const struct lyd_node **r;
 	char nh[1024];
-	unsigned n = children(t, STATE "/fib", "route", &r);
+	unsigned n = cli_children(t, STATE "/fib", "route", &r);
 
 	if (header)
 		printf("%-18s %-9s %-15s %s\n", "Prefix", "Source", "Type", "Next hops");
 	for (unsigned i = 0; i < n; i++) {
-		nexthops(r[i], nh, sizeof(nh));
+		cli_nexthops(r[i], nh, sizeof(nh));
 		printf("%-18s %-9s %-15s %s\n", cli_val(r[i], "prefix"), cli_val(r[i], "source"),
 		       cli_val(r[i], "type"), nh[0] ? nh : "-");
 	}
@@ -390,7 +390,7 @@ static int show_neighbors(struct cli *c)
 		return 1;
 	if (c->json)
 		return 0;
-	n = children(t, STATE, "neighbor", &e);
+	n = cli_children(t, STATE, "neighbor", &e);
 	if (n)
 		qsort(e, n, sizeof(*e), neigh_cmp); /* e is NULL when there are none */
 	printf("%-12s %-15s %-10s %s\n", "Interface", "Address", "State", "MAC or VC");
@@ -459,7 +459,7 @@ static int show_counters(struct cli *c)
 		return 1;
 	if (c->json)
 		return 0;
-	n = children(t, STATE, "port", &p);
+	n = cli_children(t, STATE, "port", &p);
 	for (unsigned i = 0; i < n; i++) {
 		printf("%s (since %s)\n", cli_val(p[i], "name"),
 		       cli_val(p[i], "discontinuity-time"));
@@ -471,9 +471,17 @@ static int show_counters(struct cli *c)
 		       cli_u64(p[i], "forwarded"), cli_u64(p[i], "to-kernel"),
 		       cli_u64(p[i], "icmp-out"), cli_u64(p[i], "icmp-ratelimited"),
 		       cli_u64(p[i], "rx-ring-drops"));
+		if (cli_u64(p[i], "ipv6-in-packets") || cli_u64(p[i], "ipv6-out-packets"))
+			printf(
+			    "  IPv6: in %llu packets %llu octets, forwarded %llu, to kernel %llu, "
+			    "dropped %llu, out %llu packets %llu octets\n",
+			    cli_u64(p[i], "ipv6-in-packets"), cli_u64(p[i], "ipv6-in-octets"),
+			    cli_u64(p[i], "ipv6-forwarded"), cli_u64(p[i], "ipv6-to-kernel"),
+			    cli_u64(p[i], "ipv6-discards"), cli_u64(p[i], "ipv6-out-packets"),
+			    cli_u64(p[i], "ipv6-out-octets"));
 		printf("  drops %llu", cli_u64(p[i], "drops-total"));
 		snprintf(xp, sizeof(xp), STATE "/port[name='%s']", cli_val(p[i], "name"));
-		unsigned nd = children(t, xp, "drop", &d);
+		unsigned nd = cli_children(t, xp, "drop", &d);
 		for (unsigned j = 0; j < nd; j++)
 			if (cli_u64(d[j], "packets"))
 				printf(", %s %llu", cli_val(d[j], "reason"),
@@ -504,7 +512,10 @@ int cli_show(struct cli *c, int argc, char **argv)
 		return show_fpm(c);
 	if (!strcmp(what, "counters") && argc == 1)
 		return show_counters(c);
+	if (!strcmp(what, "ipv6"))
+		return cli_show_ipv6(c, argc - 1, argv + 1);
 	fprintf(stderr, "cellgatectl: show what? ports | interfaces | vc [PORT [VPI/VCI]] | "
-	                "routes [PREFIX [longer]] [--limit N] | neighbors | fpm | counters\n");
+	                "routes [PREFIX [longer]] [--limit N] | neighbors | fpm | counters |\n"
+	                "  ipv6 routes | ipv6 neighbors\n");
 	return 2;
 }

@@ -6,8 +6,8 @@
  * one stats snapshot: a GET of the ports builds the ports, never the rest.
  * The target node (or every instance of a list named without keys) is
  * copied out, pruned to `depth`, and printed as RFC 7951 JSON or XML. The
- * route list is never a tree: a GET of it, or of what holds it, streams it
- * (stream.c).
+ * route lists (route, route6) are never a tree: a GET of one, or of what
+ * holds them, streams them (stream.c).
  */
 #include <event2/buffer.h>
 #include <event2/http.h>
@@ -18,8 +18,9 @@
 
 #define STATE_PATH "/cellgate:cellgate/state"
 
-#define FIB_PATH   STATE_PATH "/fib"
-#define ROUTE_PATH FIB_PATH "/route"
+#define FIB_PATH    STATE_PATH "/fib"
+#define ROUTE_PATH  FIB_PATH "/route"
+#define ROUTE6_PATH FIB_PATH "/route6"
 
 /* Which part of the state a child of the state container is (restconf.h). */
 static const struct {
@@ -39,6 +40,8 @@ static const struct {
     {"loop", RC_PART_LOOP},
     {"capture", RC_PART_CAPTURE},
     {"restconf", RC_PART_RESTCONF},
+    {"neighbor6", RC_PART_NEIGHBOR6},
+    {"nd", RC_PART_ND},
 };
 
 /* The parts a target inside the state container needs; all of them for anything above. */
@@ -270,19 +273,27 @@ static bool wants_state(const char *xpath)
 	return !strncmp(STATE_PATH, xpath, strlen(xpath));
 }
 
-/* The placeholder route where the route list goes, if there are routes at all. */
+/* The placeholder routes where the route lists go, for the lists that have routes at all. */
 static int add_placeholder(struct restconf *rc, struct lyd_node *state, bool *added,
                            struct restconf_err *err)
 {
 	*added = false;
-	if (rc->be.routes_skip(rc->be.arg, 0, RC_ROUTE_KEY_MAX, 0) > RC_ROUTE_KEY_MAX)
-		return 0;
-	if (lyd_new_path(state, NULL, ROUTE_PATH "[prefix='" RC_ROUTE_PLACEHOLDER "']", NULL, 0,
-	                 NULL) != LY_SUCCESS) {
-		rc_err_from_ly(rc->ctx, err, "route list");
-		return -1;
+	if (rc->be.routes_skip(rc->be.arg, 0, RC_ROUTE_KEY_MAX, 0) <= RC_ROUTE_KEY_MAX) {
+		if (lyd_new_path(state, NULL, ROUTE_PATH "[prefix='" RC_ROUTE_PLACEHOLDER "']",
+		                 NULL, 0, NULL) != LY_SUCCESS) {
+			rc_err_from_ly(rc->ctx, err, "route list");
+			return -1;
+		}
+		*added = true;
 	}
-	*added = true;
+	if (rc->be.routes6_count && rc->be.routes6_count(rc->be.arg)) {
+		if (lyd_new_path(state, NULL, ROUTE6_PATH "[prefix='" RC_ROUTE6_PLACEHOLDER "']",
+		                 NULL, 0, NULL) != LY_SUCCESS) {
+			rc_err_from_ly(rc->ctx, err, "route6 list");
+			return -1;
+		}
+		*added = true;
+	}
 	return 0;
 }
 
@@ -383,9 +394,25 @@ static char *wrap(char *out, const struct rc_target *t, const struct lyd_node *s
  * The route list itself (not one route): streamed, paged, filtered. True when
  * the request is about it (err filled if it cannot be served as asked).
  */
-static bool route_list_target(const struct rc_target *t, const struct rc_get_params *p,
+static bool route_list_target(const struct rc_target *t, const struct rc_get_params *p, bool *v6,
                               struct restconf_err *err)
 {
+	*v6 = !strcmp(t->xpath, ROUTE6_PATH);
+	if (*v6) {
+		/* The RIB6 has no prefix order to page in (cellgate.yang, route6). */
+		if (p->page.any)
+			rc_err_set(
+			    err, 400, "invalid-value", NULL,
+			    "limit, offset, cursor, prefix and longer apply to the IPv4 route "
+			    "list (%s) only",
+			    ROUTE_PATH);
+		else if (p->fields[0])
+			rc_err_set(err, 400, "invalid-value", NULL,
+			           "fields is not supported on the route6 list");
+		else if (p->content == RC_CONTENT_CONFIG)
+			rc_err_set(err, 404, "invalid-value", t->xpath, "no such data");
+		return true;
+	}
 	if (strcmp(t->xpath, ROUTE_PATH)) {
 		if (p->page.any)
 			rc_err_set(
@@ -413,7 +440,7 @@ int rc_get_render(struct restconf *rc, const char *uri_path, const char *query, 
 	memset(o, 0, sizeof(*o));
 	if (rc_get_params_parse(query, &o->p, err) || rc_target_parse(rc->ctx, uri_path, &t, err))
 		return -1;
-	if (route_list_target(&t, &o->p, err))
+	if (route_list_target(&t, &o->p, &o->route6, err))
 		return err->status ? -1 : 1;
 	if (build_tree(rc, &t, &o->p, &tree, &o->placeholder, err))
 		return -1;
@@ -446,7 +473,10 @@ void rc_get(struct restconf *rc, struct evhttp_request *req, const char *uri_pat
 	int e = rc_get_render(rc, uri_path, query, xml, &o, &err);
 
 	if (e == 1) {
-		rc_routes_get(rc, req, &o.p.page, o.p.depth, xml);
+		if (o.route6)
+			rc_routes6_get(rc, req, o.p.depth, xml);
+		else
+			rc_routes_get(rc, req, &o.p.page, o.p.depth, xml);
 		return;
 	}
 	if (e == 0) {
@@ -454,7 +484,8 @@ void rc_get(struct restconf *rc, struct evhttp_request *req, const char *uri_pat
 		if (e < 0)
 			rc_err_set(&err, 500, "operation-failed", NULL, "out of memory");
 		else if (e > 0)
-			rc_reply(req, 200, xml ? RC_YANG_XML : RC_YANG_JSON, o.text, strlen(o.text));
+			rc_reply(req, 200, xml ? RC_YANG_XML : RC_YANG_JSON, o.text,
+			         strlen(o.text));
 	}
 	if (err.status)
 		rc_reply_error(req, &err);

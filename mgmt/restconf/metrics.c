@@ -24,12 +24,17 @@
 
 #define METRICS_CTYPE "text/plain; version=0.0.4; charset=utf-8"
 /* Everything but the lists that would make one sample per route or neighbour. */
-#define METRICS_PARTS (RC_PART_ALL & ~RC_PART_NEIGHBOR)
+#define METRICS_PARTS (RC_PART_ALL & ~(RC_PART_NEIGHBOR | RC_PART_NEIGHBOR6))
 
-/* Lists not exported: one sample per route or neighbour would swamp a scrape. */
+/*
+ * Lists not exported: one sample per route or neighbour would swamp a
+ * scrape; a port's IPv6 addresses are configuration, not measurements.
+ */
 static bool skipped(const struct lysc_node *sn)
 {
-	return !strcmp(sn->name, "route") || !strcmp(sn->name, "neighbor");
+	return !strcmp(sn->name, "route") || !strcmp(sn->name, "neighbor") ||
+	       !strcmp(sn->name, "route6") || !strcmp(sn->name, "neighbor6") ||
+	       !strcmp(sn->name, "ipv6-address");
 }
 
 /*

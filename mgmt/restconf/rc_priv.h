@@ -239,6 +239,7 @@ int rc_get_params_parse(const char *query, struct rc_get_params *p, struct restc
  */
 struct rc_get_out {
 	struct rc_get_params p;
+	bool route6; /* with 1: the target is the route6 list */
 	char *text;
 	bool placeholder;
 	unsigned level;
@@ -248,11 +249,15 @@ int rc_get_render(struct restconf *rc, const char *uri_path, const char *query, 
 
 /* The placeholder route a state tree gets where the route list will be streamed. */
 #define RC_ROUTE_PLACEHOLDER "255.255.255.255/32"
+/* ... and the route6 list's: a multicast /128, never a route of the FIB6. */
+#define RC_ROUTE6_PLACEHOLDER "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff/128"
 
 /* stream.c */
 /* GET of the route list (paged, filtered) or one route: streamed, or an error reply. */
 void rc_routes_get(struct restconf *rc, struct evhttp_request *req, const struct rc_page *pg,
                    unsigned depth, bool xml);
+/* GET of the route6 list: streamed whole (no paging), or an error reply. */
+void rc_routes6_get(struct restconf *rc, struct evhttp_request *req, unsigned depth, bool xml);
 /*
  * Reply with `text` (printed with LYD_PRINT_SHRINK), the placeholder route in
  * it replaced by the whole route list, streamed; entries at `level` below the
@@ -265,6 +270,8 @@ int rc_stream_spliced(struct restconf *rc, struct evhttp_request *req, const cha
 struct evbuffer;
 void rc_route_json(struct evbuffer *b, const struct restconf_route *r, unsigned level,
                    unsigned depth);
+void rc_route6_json(struct evbuffer *b, const struct restconf_route6 *r, unsigned level,
+                    unsigned depth);
 /* Drop the streams' state (restconf_stop: evhttp frees their requests). */
 void rc_streams_stop(struct restconf *rc);
 /* "a.b.c.d/len" -> host-order prefix with host bits cleared; -1 if malformed. */

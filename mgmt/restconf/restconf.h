@@ -59,7 +59,9 @@ enum restconf_state_part {
 	RC_PART_LOOP = 1u << 9,
 	RC_PART_CAPTURE = 1u << 10,  /* the capture directory and limits, captures stopped */
 	RC_PART_RESTCONF = 1u << 11, /* the gate's connection and login counts */
-	RC_PART_ALL = (1u << 12) - 1,
+	RC_PART_NEIGHBOR6 = 1u << 12,
+	RC_PART_ND = 1u << 13,
+	RC_PART_ALL = (1u << 14) - 1,
 };
 
 /* A route list key: the prefix order of /cellgate/state/fib/route (address, then length). */
@@ -84,6 +86,22 @@ struct restconf_route {
 };
 typedef void (*restconf_route_fn)(void *ctx, const struct restconf_route *r);
 
+/* One entry of /cellgate/state/fib/route6. */
+struct restconf_route6 {
+	uint8_t prefix[16]; /* network order */
+	uint8_t len;
+	const char *source, *type;
+	unsigned nnexthops;
+	struct {
+		bool has_address; /* false: connected */
+		uint8_t address[16];
+		const char *interface;
+		unsigned weight;
+	} nexthop[RC_ROUTE_NH_MAX];
+};
+typedef void (*restconf_route6_fn)(void *ctx, const struct restconf_route6 *r);
+#define RC_ROUTE6_END UINT64_MAX /* a route6 cursor past the last slice */
+
 struct restconf_backend {
 	void *arg;
 	/* The running configuration. */
@@ -105,6 +123,16 @@ struct restconf_backend {
 	uint64_t (*routes_count)(void *arg, uint64_t from, uint64_t to);
 	/* The key `n` routes after the first one >= from, or to + 1 when past `to`. */
 	uint64_t (*routes_skip)(void *arg, uint64_t from, uint64_t to, uint64_t n);
+	/*
+	 * The IPv6 route list (may be NULL: none), in the backend's order: at
+	 * least `max` routes from *cursor (0 = the start) unless the list ends,
+	 * *cursor moved on, RC_ROUTE6_END once done. Like routes, a cursor:
+	 * routes present throughout are seen once, none twice.
+	 */
+	unsigned (*routes6)(void *arg, uint64_t *cursor, unsigned max, restconf_route6_fn fn,
+	                    void *ctx);
+	/* Installed IPv6 routes. */
+	uint64_t (*routes6_count)(void *arg);
 	/*
 	 * Make `next` (validated) the running configuration without a restart.
 	 * 0: done, and *next was taken over (left zeroed). Otherwise nothing

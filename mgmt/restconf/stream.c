@@ -15,7 +15,9 @@
  * A GET of something holding the list (/, /cellgate, state, state/fib) is
  * built with libyang as usual but with one placeholder route, printed, and
  * streamed as the text before the placeholder, the routes, and the text
- * after it (rc_stream_spliced).
+ * after it (rc_stream_spliced). The IPv6 route list (fib/route6) is
+ * streamed the same way with a placeholder of its own, after the IPv4 one
+ * when a document holds both; its cursor is the backend's (routes6).
  */
 #include <arpa/inet.h>
 #include <event2/buffer.h>
@@ -43,7 +45,9 @@ struct rc_stream {
 	struct evbuffer *buf;
 	char *tail; /* sent after the last route */
 	uint64_t from, to, left;
+	uint64_t cur6;         /* the route6 list's cursor (restconf_backend.routes6) */
 	unsigned level, depth; /* of the route entries (rc_route_print) */
+	bool v6;               /* listing route6, not route */
 	bool xml, xml_ns, first, waiting;
 	struct rc_stream *next;
 };
@@ -127,6 +131,69 @@ static void route_xml(struct evbuffer *b, const struct restconf_route *r, unsign
 	evbuffer_add(b, "</route>", 8);
 }
 
+void rc_route6_json(struct evbuffer *b, const struct restconf_route6 *r, unsigned level,
+                    unsigned depth)
+{
+	char ip[INET6_ADDRSTRLEN];
+
+	evbuffer_add_printf(b, "{\"prefix\":\"%s/%u\"",
+	                    inet_str(AF_INET6, r->prefix, ip, sizeof(ip)), r->len);
+	if (within(depth, level + 1))
+		evbuffer_add_printf(b, ",\"source\":\"%s\",\"type\":\"%s\"", r->source, r->type);
+	if (r->nnexthops && within(depth, level + 2)) {
+		evbuffer_add(b, ",\"nexthop\":[", 12);
+		for (unsigned i = 0; i < r->nnexthops; i++) {
+			evbuffer_add(b, i ? ",{" : "{", i ? 2 : 1);
+			if (r->nexthop[i].has_address)
+				evbuffer_add_printf(
+				    b, "\"address\":\"%s\",",
+				    inet_str(AF_INET6, r->nexthop[i].address, ip, sizeof(ip)));
+			evbuffer_add(b, "\"interface\":", 12);
+			json_str(b, r->nexthop[i].interface);
+			evbuffer_add_printf(b, ",\"weight\":%u}", r->nexthop[i].weight);
+		}
+		evbuffer_add(b, "]", 1);
+	}
+	evbuffer_add(b, "}", 1);
+}
+
+static void route6_xml(struct evbuffer *b, const struct restconf_route6 *r, unsigned level,
+                       unsigned depth, bool ns)
+{
+	char ip[INET6_ADDRSTRLEN];
+
+	evbuffer_add_printf(b, "<route6%s><prefix>%s/%u</prefix>", ns ? " xmlns=\"" CG_NS "\"" : "",
+	                    inet_str(AF_INET6, r->prefix, ip, sizeof(ip)), r->len);
+	if (within(depth, level + 1))
+		evbuffer_add_printf(b, "<source>%s</source><type>%s</type>", r->source, r->type);
+	for (unsigned i = 0; i < r->nnexthops && within(depth, level + 2); i++) {
+		evbuffer_add(b, "<nexthop>", 9);
+		if (r->nexthop[i].has_address)
+			evbuffer_add_printf(
+			    b, "<address>%s</address>",
+			    inet_str(AF_INET6, r->nexthop[i].address, ip, sizeof(ip)));
+		evbuffer_add(b, "<interface>", 11);
+		xml_str(b, r->nexthop[i].interface);
+		evbuffer_add_printf(b, "</interface><weight>%u</weight></nexthop>",
+		                    r->nexthop[i].weight);
+	}
+	evbuffer_add(b, "</route6>", 9);
+}
+
+static void stream_route6(void *ctx, const struct restconf_route6 *r)
+{
+	struct rc_stream *s = ctx;
+
+	if (s->xml) {
+		route6_xml(s->buf, r, s->level, s->depth, s->xml_ns);
+	} else {
+		if (!s->first)
+			evbuffer_add(s->buf, ",", 1);
+		rc_route6_json(s->buf, r, s->level, s->depth);
+	}
+	s->first = false;
+}
+
 static void stream_route(void *ctx, const struct restconf_route *r)
 {
 	struct rc_stream *s = ctx;
@@ -159,6 +226,71 @@ static void stream_free(struct rc_stream *s)
 
 static void stream_written(struct evhttp_connection *evcon, void *arg);
 
+/*
+ * The placeholders a spliced text may hold (the route list, the route6
+ * list): the first one in `text`, NULL if none. *head: the text to send
+ * before the entries (JSON keeps `"route":[`), *tail: what follows them.
+ */
+static const char *mark_find(const char *text, bool xml, bool *v6, size_t *head, const char **tail)
+{
+	static const char j4[] = "\"route\":[{\"prefix\":\"" RC_ROUTE_PLACEHOLDER "\"}]";
+	static const char x4[] = "<route><prefix>" RC_ROUTE_PLACEHOLDER "</prefix></route>";
+	static const char j6[] = "\"route6\":[{\"prefix\":\"" RC_ROUTE6_PLACEHOLDER "\"}]";
+	static const char x6[] = "<route6><prefix>" RC_ROUTE6_PLACEHOLDER "</prefix></route6>";
+	const char *m4 = strstr(text, xml ? x4 : j4), *m6 = strstr(text, xml ? x6 : j6);
+	const char *m = m4 && (!m6 || m4 < m6) ? m4 : m6;
+	size_t open, mlen;
+
+	if (!m)
+		return NULL;
+	*v6 = m == m6;
+	open = xml ? 0 : strlen(*v6 ? "\"route6\":[" : "\"route\":[");
+	mlen = *v6 ? strlen(xml ? x6 : j6) : strlen(xml ? x4 : j4);
+	*head = (size_t)(m - text) + open;
+	*tail = m + mlen - (xml ? 0 : 1);
+	return m;
+}
+
+/* Set the stream to list one family's routes, all of them, from the start. */
+static void stream_family(struct rc_stream *s, bool v6)
+{
+	s->v6 = v6;
+	s->from = 0;
+	s->to = RC_ROUTE_KEY_MAX;
+	s->cur6 = 0;
+	s->left = UINT64_MAX;
+	s->first = true;
+}
+
+/* A list is done: a placeholder further on in the tail starts the next one. */
+static bool stream_next_list(struct rc_stream *s)
+{
+	const char *tail;
+	char *rest;
+	size_t head;
+	bool v6;
+
+	if (!s->tail || !mark_find(s->tail, s->xml, &v6, &head, &tail) || !(rest = strdup(tail)))
+		return false;
+	evbuffer_add(s->buf, s->tail, head);
+	free(s->tail);
+	s->tail = rest;
+	stream_family(s, v6);
+	return true;
+}
+
+/* Up to `ask` routes of the list being streamed; true when it is done. */
+static bool stream_batch(struct rc_stream *s, unsigned ask, unsigned *n)
+{
+	if (!s->v6) {
+		*n = s->rc->be.routes(s->rc->be.arg, &s->from, s->to, ask, stream_route, s);
+		return *n < ask;
+	}
+	*n = s->rc->be.routes6 ? s->rc->be.routes6(s->rc->be.arg, &s->cur6, ask, stream_route6, s)
+	                       : 0;
+	return !s->rc->be.routes6 || s->cur6 == RC_ROUTE6_END;
+}
+
 /* One slice: the routes of one turn, or the end. */
 static void stream_slice(struct rc_stream *s)
 {
@@ -168,17 +300,15 @@ static void stream_slice(struct rc_stream *s)
 
 	while (got < SLICE_ROUTES && s->left) {
 		unsigned ask = SLICE_BATCH < s->left ? SLICE_BATCH : (unsigned)s->left;
-		n = s->rc->be.routes(s->rc->be.arg, &s->from, s->to, ask, stream_route, s);
+		done = stream_batch(s, ask, &n);
 		got += n;
-		s->left -= n;
-		if (n < ask) {
-			done = true;
+		s->left -= n < s->left ? n : s->left;
+		if (done)
 			break;
-		}
 		if (mono_ns() - t0 > SLICE_NS)
 			break;
 	}
-	if (done || !s->left) {
+	if ((done || !s->left) && !stream_next_list(s)) {
 		if (s->tail)
 			evbuffer_add(s->buf, s->tail, strlen(s->tail));
 		evhttp_send_reply_chunk(s->req, s->buf);
@@ -343,23 +473,16 @@ void rc_routes_get(struct restconf *rc, struct evhttp_request *req, const struct
 int rc_stream_spliced(struct restconf *rc, struct evhttp_request *req, const char *text,
                       unsigned level, unsigned depth, bool xml)
 {
-	static const char jmark[] = "\"route\":[{\"prefix\":\"" RC_ROUTE_PLACEHOLDER "\"}]";
-	static const char xmark[] = "<route><prefix>" RC_ROUTE_PLACEHOLDER "</prefix></route>";
-	const char *m = strstr(text, xml ? xmark : jmark);
-	struct rc_stream s = {.from = 0,
-	                      .to = RC_ROUTE_KEY_MAX,
-	                      .left = UINT64_MAX,
-	                      .level = level,
-	                      .depth = depth,
-	                      .xml = xml};
+	struct rc_stream s = {.level = level, .depth = depth, .xml = xml};
+	const char *tail;
 	char *head;
+	size_t hl;
+	bool v6;
 	int rv;
 
-	if (!m)
+	if (!mark_find(text, xml, &v6, &hl, &tail))
 		return 1; /* pruned away (depth, fields): a plain reply */
-	/* JSON: keep `"route":[` and the `]` after the placeholder; XML: drop the element. */
-	size_t hl = (size_t)(m - text) + (xml ? 0 : strlen("\"route\":["));
-	const char *tail = m + strlen(xml ? xmark : jmark) - (xml ? 0 : 1);
+	stream_family(&s, v6);
 	if (!(head = strndup(text, hl)))
 		return -1;
 	if (evhttp_request_get_command(req) == EVHTTP_REQ_HEAD) {
@@ -370,4 +493,27 @@ int rc_stream_spliced(struct restconf *rc, struct evhttp_request *req, const cha
 	rv = stream_start(rc, req, head, tail, &s);
 	free(head);
 	return rv;
+}
+
+void rc_routes6_get(struct restconf *rc, struct evhttp_request *req, unsigned depth, bool xml)
+{
+	struct restconf_err err = {0};
+	struct rc_stream s = {.depth = depth, .level = 1, .xml = xml, .xml_ns = xml};
+
+	stream_family(&s, true);
+	if (!rc->be.routes6_count || !rc->be.routes6_count(rc->be.arg)) {
+		rc_err_set(&err, 404, "invalid-value", "/cellgate:cellgate/state/fib/route6",
+		           "no such data");
+		rc_reply_error(req, &err);
+		return;
+	}
+	if (evhttp_request_get_command(req) == EVHTTP_REQ_HEAD) {
+		rc_reply(req, 200, xml ? RC_YANG_XML : RC_YANG_JSON, NULL, 0);
+		return;
+	}
+	if (stream_start(rc, req, xml ? "<data xmlns=\"" RC_NS "\">" : "{\"cellgate:route6\":[",
+	                 xml ? "</data>\n" : "]}\n", &s) != 0) {
+		rc_err_set(&err, 500, "operation-failed", NULL, "out of memory");
+		rc_reply_error(req, &err);
+	}
 }

@@ -131,7 +131,7 @@ int snmp_vc_row(const struct snmp_model *m, unsigned vc);
 extern const struct mib_table snmp_atm_vcl_table, snmp_aal5_vcc_table, snmp_atm_vcl_stat_table,
     snmp_atm_aal5_vcl_stat_table;
 extern const struct mib_table cg_system_group, cg_fpm_group, cg_port_table, cg_port_drop_table,
-    cg_atm_port_table, cg_vc_table, cg_vc_drop_table, cg_inatmarp_table;
+    cg_atm_port_table, cg_vc_table, cg_vc_drop_table, cg_inatmarp_table, cg_port_ipv6_table;
 extern const struct mib_table *const snmp_tables[];
 extern const unsigned snmp_ntables;
 

@@ -140,6 +140,21 @@ static bool port_value(const void *ctx, unsigned row, unsigned col, struct mib_v
 	return true;
 }
 
+/* cgPortIpv6Entry (AUGMENTS cgPortEntry): 1..8 the IPv6 share of the port's counters. */
+static bool port6_value(const void *ctx, unsigned row, unsigned col, struct mib_val *v)
+{
+	const struct snmp_model *m = ctx;
+	const struct port_counters *c = &m->snap->port[m->port_rows[row]].c;
+	const uint64_t ctr[] = {c->ip6_in_packets, c->ip6_in_octets, c->ip6_forwarded,
+	                        c->ip6_to_kernel,  c->ip6_discards,  c->ip6_out_packets,
+	                        c->ip6_out_octets, c->ip6_icmp_out};
+
+	if (col < 1 || col > sizeof(ctr) / sizeof(ctr[0]))
+		return false;
+	set(v, MIB_COUNTER64, ctr[col - 1]);
+	return true;
+}
+
 /* cgPortDropEntry {cgPortIfIndex, cgPortDropReason}: reason r is enumeration value r + 1. */
 static unsigned port_drop_nrows(const void *ctx)
 {
@@ -307,6 +322,7 @@ static const mib_subid atm_oid[] = {CG_OBJECTS, 5};
 static const mib_subid vc_oid[] = {CG_OBJECTS, 6};
 static const mib_subid vc_drop_oid[] = {CG_OBJECTS, 7};
 static const mib_subid peer_oid[] = {CG_OBJECTS, 8};
+static const mib_subid port6_oid[] = {CG_OBJECTS, 9};
 
 static const uint8_t system_cols[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
 static const char *const system_names[] = {"cgCounterDiscontinuityTime",
@@ -341,6 +357,10 @@ static const char *const port_names[] = {"cgPortName",
                                          "cgPortRxRingDrops",
                                          "cgPortDropsTotal",
                                          "cgPortDiscontinuityTime"};
+static const uint8_t port6_cols[] = {1, 2, 3, 4, 5, 6, 7, 8};
+static const char *const port6_names[] = {
+    "cgPortIpv6InPackets", "cgPortIpv6InOctets",   "cgPortIpv6Forwarded", "cgPortIpv6ToKernel",
+    "cgPortIpv6Discards",  "cgPortIpv6OutPackets", "cgPortIpv6OutOctets", "cgPortIpv6IcmpOut"};
 static const uint8_t drop_cols[] = {2, 3};
 static const char *const port_drop_names[] = {"cgPortDropReasonName", "cgPortDrops"};
 static const uint8_t atm_cols[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17};
@@ -385,6 +405,8 @@ CG_TABLE(cg_fpm_group, "cgFpm", true, fpm_oid, fpm_cols, fpm_names, 1, one_row, 
          fpm_value);
 CG_TABLE(cg_port_table, "cgPortTable", false, port_oid, port_cols, port_names, 1, port_nrows,
          port_index, port_value);
+CG_TABLE(cg_port_ipv6_table, "cgPortIpv6Table", false, port6_oid, port6_cols, port6_names, 1,
+         port_nrows, port_index, port6_value);
 CG_TABLE(cg_port_drop_table, "cgPortDropTable", false, port_drop_oid, drop_cols, port_drop_names, 2,
          port_drop_nrows, port_drop_index, port_drop_value);
 CG_TABLE(cg_atm_port_table, "cgAtmPortTable", false, atm_oid, atm_cols, atm_names, 1, atm_nrows,
@@ -403,5 +425,6 @@ const struct mib_table *const snmp_tables[] = {
     &cg_port_table,           &cg_port_drop_table,
     &cg_atm_port_table,       &cg_vc_table,
     &cg_vc_drop_table,        &cg_inatmarp_table,
+    &cg_port_ipv6_table,
 };
 const unsigned snmp_ntables = sizeof(snmp_tables) / sizeof(snmp_tables[0]);

@@ -65,12 +65,24 @@ static int be_state_json(void *arg, unsigned parts, FILE *out)
 }
 
 static const struct restconf_route routes[] = {
-    {.prefix = 0, .len = 0, .source = "static", .type = "gateway", .nnexthops = 1,
+    {.prefix = 0,
+     .len = 0,
+     .source = "static",
+     .type = "gateway",
+     .nnexthops = 1,
      .nexthop = {{0x0a000102, "eth0", 1}}},
-    {.prefix = 0x0a420000, .len = 16, .source = "fpm", .type = "gateway", .nnexthops = 2,
+    {.prefix = 0x0a420000,
+     .len = 16,
+     .source = "fpm",
+     .type = "gateway",
+     .nnexthops = 2,
      .nexthop = {{0x0a000102, "eth0", 1}, {0x0a000202, "eth1", 3}}},
-    {.prefix = 0xc0000200, .len = 24, .source = "connected", .type = "connected",
-     .nnexthops = 1, .nexthop = {{0, "eth1", 1}}},
+    {.prefix = 0xc0000200,
+     .len = 24,
+     .source = "connected",
+     .type = "connected",
+     .nnexthops = 1,
+     .nexthop = {{0, "eth1", 1}}},
     {.prefix = 0xc0000201, .len = 32, .source = "local", .type = "local"},
 };
 #define NROUTES (sizeof(routes) / sizeof(routes[0]))
@@ -112,6 +124,43 @@ static uint64_t be_routes_skip(void *arg, uint64_t from, uint64_t to, uint64_t n
 	return to + 1;
 }
 
+/* The route6 list: a few canned routes, in two "buckets" of the backend's cursor. */
+static const struct restconf_route6 routes6[] = {
+    {.prefix = {0x20, 0x01, 0x0d, 0xb8},
+     .len = 32,
+     .source = "static",
+     .type = "gateway",
+     .nnexthops = 1,
+     .nexthop = {{.has_address = true,
+                  .address = {0xfe, 0x80, [15] = 1},
+                  .interface = "eth0",
+                  .weight = 1}}},
+    {.prefix = {0x20, 0x01, 0x0d, 0xb8, 0, 1}, .len = 48, .source = "local", .type = "local"},
+    {.prefix = {0}, .len = 0, .source = "frr", .type = "blackhole"},
+};
+#define NROUTES6 (sizeof(routes6) / sizeof(routes6[0]))
+
+static unsigned be_routes6(void *arg, uint64_t *cursor, unsigned max, restconf_route6_fn fn,
+                           void *ctx)
+{
+	unsigned n = 0;
+
+	/* Cursor 0: the first two; 1: the rest (whole buckets, as rib6_walk). */
+	for (size_t i = 0; *cursor < 2 && i < NROUTES6; i++)
+		if ((i < 2) == (*cursor == 0)) {
+			fn(ctx, &routes6[i]);
+			n++;
+		}
+	*cursor = *cursor < 1 ? 1 : RC_ROUTE6_END;
+	(void)max;
+	return n;
+}
+
+static uint64_t be_routes6_count(void *arg)
+{
+	return NROUTES6;
+}
+
 static const struct cfg *be_running(void *arg)
 {
 	abort(); /* rc_running_reload's, which is not called */
@@ -137,12 +186,13 @@ static char *file_text(const char *path)
 static void setup(void)
 {
 	fuzz_rc_running_load(&rc, "fuzz_rc_read");
-	rc.be = (struct restconf_backend){
-	    .running = be_running,
-	    .state_json = be_state_json,
-	    .routes = be_routes,
-	    .routes_count = be_routes_count,
-	    .routes_skip = be_routes_skip};
+	rc.be = (struct restconf_backend){.running = be_running,
+	                                  .state_json = be_state_json,
+	                                  .routes = be_routes,
+	                                  .routes_count = be_routes_count,
+	                                  .routes_skip = be_routes_skip,
+	                                  .routes6 = be_routes6,
+	                                  .routes6_count = be_routes6_count};
 	state_doc = file_text(SRC_DIR "/tests/fuzz/rc_state.json");
 	/* The canned state must be valid, or every GET of state would be a 500. */
 	struct restconf_err err = {0};

@@ -104,6 +104,8 @@ GOLDEN_CASES = [
     ("show-routes", ["show", "routes"]),
     ("show-routes-prefix", ["show", "routes", "10.66.0.0/16"]),
     ("show-neighbors", ["show", "neighbors"]),
+    ("show-ipv6-routes", ["show", "ipv6", "routes"]),
+    ("show-ipv6-neighbors", ["show", "ipv6", "neighbors"]),
     ("show-fpm", ["show", "fpm"]),
     ("show-counters", ["show", "counters"]),
     ("vc-ping", ["vc", "ping", "atm0", "0/100", "3"]),
@@ -187,7 +189,7 @@ def test_requests_are_what_the_api_expects(fake):
 
 
 def test_usage_errors_exit_2(fake):
-    for args in (["show"], ["show", "bogus"], ["route", "add", "10.0.0.0/8"],
+    for args in (["show"], ["show", "bogus"], ["show", "ipv6"], ["show", "ipv6", "routes", "x"], ["route", "add", "10.0.0.0/8"],
                  ["vc", "ping", "atm0"], ["frobnicate"]):
         code, _, err = run(fake.path, *args)
         assert code == 2 and err, args

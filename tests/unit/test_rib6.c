@@ -201,6 +201,137 @@ static void test_config_routes(void)
 	CHECK_EQ(rib6_route_best(r6, a6("2001:db8:44::"), 48), -1);
 }
 
+struct walk_seen {
+	unsigned n;
+	uint8_t *count; /* visits per route index */
+	unsigned nidx;
+	const uint8_t *want; /* walk_find: the prefix looked for */
+	uint8_t want_len;
+	struct rib6_entry found;
+	bool got;
+};
+
+/* Route i of the walk tests: 2001:db8:8000::/33 + i, a /64 each. */
+static void walk_prefix(unsigned i, uint8_t p[16])
+{
+	memcpy(p, a6("2001:db8:8000::"), 16);
+	p[4] = (uint8_t)(0x80 | i >> 16);
+	p[5] = (uint8_t)(i >> 8);
+	p[6] = (uint8_t)i;
+}
+
+static void walk_count(void *arg, const struct rib6_entry *e)
+{
+	struct walk_seen *w = arg;
+	uint8_t base[16];
+	unsigned i;
+
+	w->n++;
+	walk_prefix(0, base);
+	CHECK(e->len == 64 && !memcmp(e->prefix, base, 4) && (e->prefix[4] & 0x80));
+	i = (unsigned)(e->prefix[4] & 0x7f) << 16 | (unsigned)e->prefix[5] << 8 | e->prefix[6];
+	CHECK(i < w->nidx);
+	if (i < w->nidx && w->count[i] < 255)
+		w->count[i]++;
+	CHECK(e->source == RIB_SRC_STATIC && e->type == NH_BLACKHOLE && e->npaths == 1);
+}
+
+static void walk_find(void *arg, const struct rib6_entry *e)
+{
+	struct walk_seen *w = arg;
+
+	if (e->len == w->want_len && !memcmp(e->prefix, w->want, 16)) {
+		w->found = *e;
+		w->got = true;
+	}
+}
+
+/* What a walk reports of a route: its source, type, gateways and ports. */
+static void test_walk_entries(void)
+{
+	struct walk_seen w = {.want = a6("2001:db8:20::"), .want_len = 48};
+	uint64_t cur = 0;
+
+	while (cur < RIB6_WALK_END)
+		rib6_walk(r6, &cur, 64, walk_find, &w);
+	CHECK(w.got && w.found.source == RIB_SRC_STATIC && w.found.type == NH_GATEWAY);
+	CHECK(w.found.npaths == 1 && w.found.paths[0].port == 1 && w.found.paths[0].weight == 1);
+	CHECK(!memcmp(w.found.paths[0].gw, a6("2001:db8:1::2"), 16));
+	w = (struct walk_seen){.want = a6("2001:db8:1::"), .want_len = 64};
+	for (cur = 0; cur < RIB6_WALK_END;)
+		rib6_walk(r6, &cur, 64, walk_find, &w);
+	static const uint8_t zero[16];
+	CHECK(w.got && w.found.source == RIB_SRC_CONNECTED && w.found.type == NH_GLEAN);
+	CHECK(w.found.npaths == 1 && w.found.paths[0].port == 1);
+	CHECK(!memcmp(w.found.paths[0].gw, zero, 16));
+}
+
+/*
+ * The route6 list's slices (rib6_walk): whole buckets, at least `max`
+ * routes a call but the last, every route once; and with the table
+ * changing between slices, every route present throughout exactly once
+ * and none twice (the cursor is a bucket, not a pointer).
+ */
+static void test_walk_slices(void)
+{
+	enum { N = 20000, MAX = 256 };
+	static uint8_t count[3 * N];
+	struct rib6 *t = rib6_new(rib, NULL, NULL);
+	struct walk_seen w = {.count = count, .nidx = 3 * N};
+	uint8_t p[16];
+	uint64_t cur = 0;
+	unsigned calls = 0, n, changed = 0;
+
+	CHECK(t != NULL);
+	for (unsigned i = 0; i < N; i++) {
+		walk_prefix(i, p);
+		CHECK_EQ(rib6_route_set(t, p, 64, RIB_SRC_STATIC, NH_BLACKHOLE, NULL, 0), 0);
+	}
+	CHECK_EQ(rib6_installed(t), N);
+	while (cur < RIB6_WALK_END) {
+		n = rib6_walk(t, &cur, MAX, walk_count, &w);
+		calls++;
+		/* Overshoot: at most the rest of one bucket (~5 routes a bucket here). */
+		CHECK(n < MAX + 32);
+		CHECK(n >= MAX || cur == RIB6_WALK_END);
+	}
+	CHECK_EQ(w.n, N);
+	CHECK(calls >= N / (MAX + 32) && calls <= N / MAX + 1);
+	for (unsigned i = 0; i < N; i++)
+		CHECK(count[i] == 1);
+	CHECK_EQ(rib6_walk(t, &cur, MAX, walk_count, &w), 0); /* past the end: nothing */
+
+	/*
+	 * A quarter of the way through: the odd routes go, 2N new ones come,
+	 * which doubles the table (32768 buckets to 65536) mid-walk.
+	 */
+	memset(count, 0, sizeof(count));
+	w.n = 0;
+	for (cur = 0; cur < RIB6_WALK_END;) {
+		rib6_walk(t, &cur, MAX, walk_count, &w);
+		if (changed || w.n < N / 4 || cur >= RIB6_WALK_END)
+			continue;
+		for (unsigned i = 1; i < N; i += 2) {
+			walk_prefix(i, p);
+			CHECK_EQ(rib6_route_del(t, p, 64, RIB_SRC_STATIC), 0);
+		}
+		for (unsigned i = N; i < 3 * N; i++) {
+			walk_prefix(i, p);
+			CHECK_EQ(rib6_route_set(t, p, 64, RIB_SRC_STATIC, NH_BLACKHOLE, NULL, 0),
+			         0);
+		}
+		changed = 1;
+	}
+	CHECK_EQ(changed, 1);
+	CHECK_EQ(rib6_installed(t), N / 2 + 2 * N);
+	for (unsigned i = 0; i < 3 * N; i++)
+		CHECK(count[i] <= 1);
+	for (unsigned i = 0; i < N; i += 2)
+		CHECK(count[i] == 1);
+	/* Its routes stay in the FIB6 until dp_fini: the last test, they stand in no one's way. */
+	rib6_free(t);
+}
+
 int main(void)
 {
 	CHECK_EQ(dp_init(&dp, NULL, &(struct fib_params){.tbl8_groups = 64}), 0);
@@ -212,6 +343,8 @@ int main(void)
 	test_preference_and_delete();
 	test_ecmp_and_ipv4();
 	test_config_routes();
+	test_walk_entries();
+	test_walk_slices();
 	rib6_free(r6);
 	rib_free(rib);
 	dp_fini(&dp);

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tests/unit/check.h"
 #include "mgmt/snmp/snmp_model.h"
+#include "tests/unit/check.h"
 
 /* --- the walk: a toy table against a sorted list of its instances ------ */
 
@@ -196,6 +196,9 @@ static void fake_stats(void *arg, struct stats_snapshot *s)
 	for (unsigned p = 0; p < 6; p++) {
 		s->port[p].c.rx_packets = 100 + p;
 		s->port[p].c.drops[DROP_NO_ROUTE] = 10 + p;
+		s->port[p].c.ip6_in_packets = 60 + p;
+		s->port[p].c.ip6_out_octets = 7000 + p;
+		s->port[p].c.ip6_icmp_out = 30 + p;
 		s->port[p].drops_total = 10 + p;
 		s->port[p].rx_ring_drops = 3;
 	}
@@ -362,6 +365,14 @@ static void test_cellgate_tables(struct snmp_model *m)
 	CHECK_EQ(get(m, &cg_port_table, 15, (mib_subid[]){2}, 1, NULL), 10);
 	CHECK_EQ(get(m, &cg_port_table, 16, (mib_subid[]){2}, 1, NULL), 4000);
 	CHECK_EQ(get(m, &cg_port_table, 4, (mib_subid[]){3}, 1, NULL), ~0ull);
+	/* cgPortIpv6Table: the same rows (AUGMENTS cgPortEntry), the IPv6 counters. */
+	CHECK_EQ(get(m, &cg_port_ipv6_table, 1, (mib_subid[]){11}, 1, &t), 63);
+	CHECK_EQ(t, MIB_COUNTER64);
+	CHECK_EQ(get(m, &cg_port_ipv6_table, 7, (mib_subid[]){2}, 1, NULL), 7000);
+	CHECK_EQ(get(m, &cg_port_ipv6_table, 8, (mib_subid[]){9}, 1, NULL), 31);
+	CHECK_EQ(get(m, &cg_port_ipv6_table, 2, (mib_subid[]){2}, 1, NULL), 0);
+	CHECK_EQ(get(m, &cg_port_ipv6_table, 9, (mib_subid[]){2}, 1, NULL), ~0ull);
+	CHECK_EQ(get(m, &cg_port_ipv6_table, 1, (mib_subid[]){3}, 1, NULL), ~0ull);
 	/* Drop reasons: enumeration value = reason + 1 */
 	CHECK_EQ(get(m, &cg_port_drop_table, 3, (mib_subid[]){9, DROP_NO_ROUTE + 1}, 2, NULL), 11);
 	CHECK_EQ(get(m, &cg_port_drop_table, 3, (mib_subid[]){9, DROP_TX_FULL + 1}, 2, NULL), 0);

@@ -176,6 +176,14 @@ static void test_forward(void)
 	CHECK(memcmp(f + 14 + 8, in + 14 + 8, len - 14 - 8) == 0);
 	CHECK_EQ(counters(0).forwarded, 1);
 	CHECK_EQ(counters(1).tx_packets, 1);
+	/* The IPv6 counters (RFC 4293's view): datagram octets, no Ethernet header. */
+	CHECK_EQ(counters(0).ip6_in_packets, 1);
+	CHECK_EQ(counters(0).ip6_in_octets, in_len - 14);
+	CHECK_EQ(counters(0).ip6_forwarded, 1);
+	CHECK_EQ(counters(1).ip6_out_packets, 1);
+	CHECK_EQ(counters(1).ip6_out_octets, len - 14);
+	CHECK_EQ(counters(1).ip6_in_packets, 0);
+	CHECK_EQ(counters(0).ip6_out_packets, 0);
 }
 
 /* The last frame out of port 0 is an ICMPv6 error `type`/`code` about a packet from `to`. */
@@ -333,10 +341,18 @@ static void check_accounting(void)
 	struct stats_snapshot s;
 
 	dp_stats_take(&dp, &s);
-	for (unsigned p = 0; p < s.nports; p++)
-		CHECK_EQ(s.port[p].c.rx_packets, s.port[p].c.forwarded + s.port[p].c.to_kernel +
-		                                     s.port[p].drops_total +
-		                                     (p == 0 ? s.worker_held[0] : 0));
+	for (unsigned p = 0; p < s.nports; p++) {
+		const struct port_counters *c = &s.port[p].c;
+
+		CHECK_EQ(c->rx_packets, c->forwarded + c->to_kernel + s.port[p].drops_total +
+		                            (p == 0 ? s.worker_held[0] : 0));
+		/* The same rule for IPv6 alone; everything held here is IPv6. */
+		CHECK_EQ(c->ip6_in_packets, c->ip6_forwarded + c->ip6_to_kernel + c->ip6_discards +
+		                                (p == 0 ? s.worker_held[0] : 0));
+		CHECK(c->ip6_in_packets <= c->rx_packets && c->ip6_forwarded <= c->forwarded);
+		CHECK(c->ip6_discards <= s.port[p].drops_total && c->ip6_icmp_out <= c->icmp_out);
+		CHECK(c->ip6_out_packets <= c->tx_packets && c->ip6_out_octets < c->tx_octets + 1);
+	}
 }
 
 /* Waiting for neighbour discovery: resolve events, the hold bound, release, failure. */
