@@ -201,6 +201,12 @@ enum nd_error nd_parse(const uint8_t *ip, uint32_t avail, struct nd_msg *out)
 		return ND_ERR_CODE;
 	if (ip6_addr_is_multicast(msg + 8))
 		return ND_ERR_TARGET;
+	/*
+	 * RFC 4291 2.7: a multicast address is never a source. An answer to
+	 * one would go to a group with S set, which §7.1.2 forbids.
+	 */
+	if (ip6_addr_is_multicast(ip + 8))
+		return ND_ERR_SOURCE;
 	*out = (struct nd_msg){.type = msg[0]};
 	memcpy(out->target, msg + 8, 16);
 	memcpy(out->src, ip + 8, 16);

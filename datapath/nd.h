@@ -85,6 +85,7 @@ uint32_t nd_na_unsolicited_build(uint8_t *out, const uint8_t our_mac[6], const u
 	X(CHECKSUM, "nd-checksum", "ICMPv6 checksum does not verify")                              \
 	X(CODE, "nd-code", "ICMPv6 code is not 0")                                                 \
 	X(TARGET, "nd-target", "target address is multicast")                                      \
+	X(SOURCE, "nd-source", "source address is multicast (RFC 4291 2.7)")                       \
 	X(OPTION, "nd-option", "option of length 0 or running past the message")                   \
 	X(DAD, "nd-dad", "solicitation from :: not to a solicited-node group, or with an SLLA")    \
 	X(SOLICITED, "nd-solicited", "advertisement to a multicast group with S set")

@@ -260,6 +260,17 @@ static void test_parse_forms(void)
 	refresh_csum(ip);
 	CHECK_EQ(nd_parse(ip, len, &m), ND_OK);
 
+	/* A multicast source (RFC 4291 2.7): an answer would go to a group with S set. */
+	addr(src, "ff02::1");
+	addr(target, "2001:db8:1::42");
+	len = nd_ns_build(f, our_mac, NULL, src, target) - 14;
+	memcpy(ip, f + 14, len);
+	CHECK_EQ(nd_parse(ip, len, &m), ND_ERR_SOURCE);
+	len = host_na(ip);
+	addr(ip + 8, "ff05::2");
+	refresh_csum(ip);
+	CHECK_EQ(nd_parse(ip, len, &m), ND_ERR_SOURCE);
+
 	/* DAD probes: to a solicited-node group only, never with an SLLA (§7.1.1). */
 	memset(src, 0, 16);
 	addr(target, "2001:db8:1::42");
