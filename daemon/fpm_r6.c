@@ -141,12 +141,8 @@ static void route_target6(struct fpm_table *t, const struct fpm_route *r, struct
 
 static void r6_flags_set(struct fpm_table *t, struct fpm_r6 *e, uint8_t flags)
 {
-	t->c.routes6_rib += (flags & R4_IN_RIB) != 0;
-	t->c.routes6_rib -= (e->flags & R4_IN_RIB) != 0;
-	t->c.routes6_pending += (flags & R4_PENDING) != 0;
-	t->c.routes6_pending -= (e->flags & R4_PENDING) != 0;
-	t->c.routes6_rejected += (flags & R4_REJECTED) != 0;
-	t->c.routes6_rejected -= (e->flags & R4_REJECTED) != 0;
+	fpm_flags_count(&t->c.routes6_rib, &t->c.routes6_pending, &t->c.routes6_rejected,
+	                e->flags, flags);
 	e->flags = flags;
 }
 

@@ -220,12 +220,8 @@ static void route_target(struct fpm_table *t, const struct fpm_route *r, struct 
 
 static void r4_flags_set(struct fpm_table *t, struct fpm_r4 *e, uint8_t flags)
 {
-	t->c.routes4_rib += (flags & R4_IN_RIB) != 0;
-	t->c.routes4_rib -= (e->flags & R4_IN_RIB) != 0;
-	t->c.routes4_pending += (flags & R4_PENDING) != 0;
-	t->c.routes4_pending -= (e->flags & R4_PENDING) != 0;
-	t->c.routes4_rejected += (flags & R4_REJECTED) != 0;
-	t->c.routes4_rejected -= (e->flags & R4_REJECTED) != 0;
+	fpm_flags_count(&t->c.routes4_rib, &t->c.routes4_pending, &t->c.routes4_rejected,
+	                e->flags, flags);
 	e->flags = flags;
 }
 

@@ -15,6 +15,15 @@ enum {
 	R4_REJECTED = 4, /* zebra has it, cellgated cannot forward it */
 };
 
+/* A route's flags change: the family's in-RIB, pending and rejected counts follow. */
+static inline void fpm_flags_count(uint64_t *rib, uint64_t *pending, uint64_t *rejected,
+                                   uint8_t was, uint8_t now)
+{
+	*rib += ((now & R4_IN_RIB) != 0) - ((was & R4_IN_RIB) != 0);
+	*pending += ((now & R4_PENDING) != 0) - ((was & R4_PENDING) != 0);
+	*rejected += ((now & R4_REJECTED) != 0) - ((was & R4_REJECTED) != 0);
+}
+
 #define R4_KEY_USED (1ull << 40) /* keeps 0.0.0.0/0 off the empty key 0 */
 
 struct fpm_r4 {

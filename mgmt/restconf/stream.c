@@ -85,127 +85,144 @@ static bool within(unsigned depth, unsigned level)
 	return depth == 0 || level <= depth;
 }
 
-void rc_route_json(struct evbuffer *b, const struct restconf_route *r, unsigned level,
-                   unsigned depth)
-{
-	char ip[INET_ADDRSTRLEN];
+/*
+ * A route of either family as the text both encodings print: the IPv4 and
+ * IPv6 lists differ only in how addresses are written and in the element
+ * name. An empty address is none (a connected route's next hop).
+ */
+struct route_text {
+	const char *elem; /* "route" or "route6" */
+	char prefix[INET6_ADDRSTRLEN];
+	unsigned len;
+	const char *source, *type;
+	unsigned n;
+	struct {
+		char address[INET6_ADDRSTRLEN];
+		const char *interface;
+		unsigned weight;
+	} nh[RC_ROUTE_NH_MAX];
+};
 
-	evbuffer_add_printf(b, "{\"prefix\":\"%s/%u\"", ip4_str(r->prefix, ip), r->len);
+static void route_text4(const struct restconf_route *r, struct route_text *t)
+{
+	t->elem = "route";
+	ip4_str(r->prefix, t->prefix);
+	t->len = r->len;
+	t->source = r->source;
+	t->type = r->type;
+	t->n = r->nnexthops < RC_ROUTE_NH_MAX ? r->nnexthops : RC_ROUTE_NH_MAX;
+	for (unsigned i = 0; i < t->n; i++) {
+		t->nh[i].address[0] = 0;
+		if (r->nexthop[i].address)
+			ip4_str(r->nexthop[i].address, t->nh[i].address);
+		t->nh[i].interface = r->nexthop[i].interface;
+		t->nh[i].weight = r->nexthop[i].weight;
+	}
+}
+
+static void route_text6(const struct restconf_route6 *r, struct route_text *t)
+{
+	t->elem = "route6";
+	inet_str(AF_INET6, r->prefix, t->prefix, sizeof(t->prefix));
+	t->len = r->len;
+	t->source = r->source;
+	t->type = r->type;
+	t->n = r->nnexthops < RC_ROUTE_NH_MAX ? r->nnexthops : RC_ROUTE_NH_MAX;
+	for (unsigned i = 0; i < t->n; i++) {
+		t->nh[i].address[0] = 0;
+		if (r->nexthop[i].has_address)
+			inet_str(AF_INET6, r->nexthop[i].address, t->nh[i].address,
+			         sizeof(t->nh[i].address));
+		t->nh[i].interface = r->nexthop[i].interface;
+		t->nh[i].weight = r->nexthop[i].weight;
+	}
+}
+
+static void route_text_json(struct evbuffer *b, const struct route_text *t, unsigned level,
+                            unsigned depth)
+{
+	evbuffer_add_printf(b, "{\"prefix\":\"%s/%u\"", t->prefix, t->len);
 	if (within(depth, level + 1))
-		evbuffer_add_printf(b, ",\"source\":\"%s\",\"type\":\"%s\"", r->source, r->type);
-	if (r->nnexthops && within(depth, level + 2)) {
+		evbuffer_add_printf(b, ",\"source\":\"%s\",\"type\":\"%s\"", t->source, t->type);
+	if (t->n && within(depth, level + 2)) {
 		evbuffer_add(b, ",\"nexthop\":[", 12);
-		for (unsigned i = 0; i < r->nnexthops; i++) {
+		for (unsigned i = 0; i < t->n; i++) {
 			evbuffer_add(b, i ? ",{" : "{", i ? 2 : 1);
-			if (r->nexthop[i].address)
-				evbuffer_add_printf(b, "\"address\":\"%s\",",
-				                    ip4_str(r->nexthop[i].address, ip));
+			if (t->nh[i].address[0])
+				evbuffer_add_printf(b, "\"address\":\"%s\",", t->nh[i].address);
 			evbuffer_add(b, "\"interface\":", 12);
-			json_str(b, r->nexthop[i].interface);
-			evbuffer_add_printf(b, ",\"weight\":%u}", r->nexthop[i].weight);
+			json_str(b, t->nh[i].interface);
+			evbuffer_add_printf(b, ",\"weight\":%u}", t->nh[i].weight);
 		}
 		evbuffer_add(b, "]", 1);
 	}
 	evbuffer_add(b, "}", 1);
 }
 
-static void route_xml(struct evbuffer *b, const struct restconf_route *r, unsigned level,
-                      unsigned depth, bool ns)
+static void route_text_xml(struct evbuffer *b, const struct route_text *t, unsigned level,
+                           unsigned depth, bool ns)
 {
-	char ip[INET_ADDRSTRLEN];
-
-	evbuffer_add_printf(b, "<route%s><prefix>%s/%u</prefix>", ns ? " xmlns=\"" CG_NS "\"" : "",
-	                    ip4_str(r->prefix, ip), r->len);
+	evbuffer_add_printf(b, "<%s%s><prefix>%s/%u</prefix>", t->elem,
+	                    ns ? " xmlns=\"" CG_NS "\"" : "", t->prefix, t->len);
 	if (within(depth, level + 1))
-		evbuffer_add_printf(b, "<source>%s</source><type>%s</type>", r->source, r->type);
-	for (unsigned i = 0; i < r->nnexthops && within(depth, level + 2); i++) {
+		evbuffer_add_printf(b, "<source>%s</source><type>%s</type>", t->source, t->type);
+	for (unsigned i = 0; i < t->n && within(depth, level + 2); i++) {
 		evbuffer_add(b, "<nexthop>", 9);
-		if (r->nexthop[i].address)
-			evbuffer_add_printf(b, "<address>%s</address>",
-			                    ip4_str(r->nexthop[i].address, ip));
+		if (t->nh[i].address[0])
+			evbuffer_add_printf(b, "<address>%s</address>", t->nh[i].address);
 		evbuffer_add(b, "<interface>", 11);
-		xml_str(b, r->nexthop[i].interface);
+		xml_str(b, t->nh[i].interface);
 		evbuffer_add_printf(b, "</interface><weight>%u</weight></nexthop>",
-		                    r->nexthop[i].weight);
+		                    t->nh[i].weight);
 	}
-	evbuffer_add(b, "</route>", 8);
+	evbuffer_add_printf(b, "</%s>", t->elem);
+}
+
+void rc_route_json(struct evbuffer *b, const struct restconf_route *r, unsigned level,
+                   unsigned depth)
+{
+	struct route_text t;
+
+	route_text4(r, &t);
+	route_text_json(b, &t, level, depth);
 }
 
 void rc_route6_json(struct evbuffer *b, const struct restconf_route6 *r, unsigned level,
                     unsigned depth)
 {
-	char ip[INET6_ADDRSTRLEN];
+	struct route_text t;
 
-	evbuffer_add_printf(b, "{\"prefix\":\"%s/%u\"",
-	                    inet_str(AF_INET6, r->prefix, ip, sizeof(ip)), r->len);
-	if (within(depth, level + 1))
-		evbuffer_add_printf(b, ",\"source\":\"%s\",\"type\":\"%s\"", r->source, r->type);
-	if (r->nnexthops && within(depth, level + 2)) {
-		evbuffer_add(b, ",\"nexthop\":[", 12);
-		for (unsigned i = 0; i < r->nnexthops; i++) {
-			evbuffer_add(b, i ? ",{" : "{", i ? 2 : 1);
-			if (r->nexthop[i].has_address)
-				evbuffer_add_printf(
-				    b, "\"address\":\"%s\",",
-				    inet_str(AF_INET6, r->nexthop[i].address, ip, sizeof(ip)));
-			evbuffer_add(b, "\"interface\":", 12);
-			json_str(b, r->nexthop[i].interface);
-			evbuffer_add_printf(b, ",\"weight\":%u}", r->nexthop[i].weight);
-		}
-		evbuffer_add(b, "]", 1);
-	}
-	evbuffer_add(b, "}", 1);
+	route_text6(r, &t);
+	route_text_json(b, &t, level, depth);
 }
 
-static void route6_xml(struct evbuffer *b, const struct restconf_route6 *r, unsigned level,
-                       unsigned depth, bool ns)
+/* One entry of the list being streamed, in the reply's encoding. */
+static void stream_text(struct rc_stream *s, const struct route_text *t)
 {
-	char ip[INET6_ADDRSTRLEN];
-
-	evbuffer_add_printf(b, "<route6%s><prefix>%s/%u</prefix>", ns ? " xmlns=\"" CG_NS "\"" : "",
-	                    inet_str(AF_INET6, r->prefix, ip, sizeof(ip)), r->len);
-	if (within(depth, level + 1))
-		evbuffer_add_printf(b, "<source>%s</source><type>%s</type>", r->source, r->type);
-	for (unsigned i = 0; i < r->nnexthops && within(depth, level + 2); i++) {
-		evbuffer_add(b, "<nexthop>", 9);
-		if (r->nexthop[i].has_address)
-			evbuffer_add_printf(
-			    b, "<address>%s</address>",
-			    inet_str(AF_INET6, r->nexthop[i].address, ip, sizeof(ip)));
-		evbuffer_add(b, "<interface>", 11);
-		xml_str(b, r->nexthop[i].interface);
-		evbuffer_add_printf(b, "</interface><weight>%u</weight></nexthop>",
-		                    r->nexthop[i].weight);
+	if (s->xml) {
+		route_text_xml(s->buf, t, s->level, s->depth, s->xml_ns);
+	} else {
+		if (!s->first)
+			evbuffer_add(s->buf, ",", 1);
+		route_text_json(s->buf, t, s->level, s->depth);
 	}
-	evbuffer_add(b, "</route6>", 9);
+	s->first = false;
 }
 
 static void stream_route6(void *ctx, const struct restconf_route6 *r)
 {
-	struct rc_stream *s = ctx;
+	struct route_text t;
 
-	if (s->xml) {
-		route6_xml(s->buf, r, s->level, s->depth, s->xml_ns);
-	} else {
-		if (!s->first)
-			evbuffer_add(s->buf, ",", 1);
-		rc_route6_json(s->buf, r, s->level, s->depth);
-	}
-	s->first = false;
+	route_text6(r, &t);
+	stream_text(ctx, &t);
 }
 
 static void stream_route(void *ctx, const struct restconf_route *r)
 {
-	struct rc_stream *s = ctx;
+	struct route_text t;
 
-	if (s->xml) {
-		route_xml(s->buf, r, s->level, s->depth, s->xml_ns);
-	} else {
-		if (!s->first)
-			evbuffer_add(s->buf, ",", 1);
-		rc_route_json(s->buf, r, s->level, s->depth);
-	}
-	s->first = false;
+	route_text4(r, &t);
+	stream_text(ctx, &t);
 }
 
 static void stream_free(struct rc_stream *s)
