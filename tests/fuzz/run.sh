@@ -72,17 +72,48 @@ declare -A MIN_RUNS=(
 	[fuzz_fib]=10000
 	[fuzz_rc_read]=200000
 )
+# Longest input per target (-max_len; default 8192): fuzz_fib reads at most
+# 16 updates of 7 bytes, longer inputs would only carry bytes it ignores.
+declare -A MAX_LEN=(
+	[fuzz_fib]=112
+)
 # Seeds kept elsewhere in the tree, copied into the run's corpus: every
 # startup file the unit tests and the examples hold, good and bad.
 declare -A MORE_SEEDS=(
 	[fuzz_config]="$ROOT/tests/unit/config/*.json $ROOT/etc/*.json"
 )
 
+# The FIB code (datapath/fib/) is built without comparison tracing: its
+# comparisons are of table contents with the prefixes the input gave, which
+# tells libFuzzer nothing an input byte does not, and tracing them took two
+# thirds of fuzz_fib's time (fuzz_fib: 4,800 -> 15,000 executions per CPU
+# second). Edge coverage stays on. Everything else keeps trace-cmp: the
+# parsers' comparisons with protocol constants are what it is for.
+NOCMP="$OUT/nocmp"
+mkdir -p "$NOCMP"
+
+# Build target t: the FIB sources to objects without trace-cmp, then the rest.
+fuzz_build() {
+	local t=$1 src objs="" rest=""
+	for src in ${SOURCES[$t]}; do
+		case $src in
+		"$ROOT"/datapath/fib/*.c)
+			# shellcheck disable=SC2086
+			$CC $FLAGS -fno-sanitize-coverage=trace-cmp -c "$src" \
+				-o "$NOCMP/$(basename "$src" .c).o" || return 1
+			objs="$objs $NOCMP/$(basename "$src" .c).o"
+			;;
+		*) rest="$rest $src" ;;
+		esac
+	done
+	# shellcheck disable=SC2086
+	$CC $FLAGS -o "$OUT/$t" $rest $objs $LIBS
+}
+
 rc=0
 # FUZZ_TARGETS="fuzz_config fuzz_fpm" runs only those.
 for t in ${FUZZ_TARGETS:-"${!SOURCES[@]}"}; do
-	# shellcheck disable=SC2086
-	if ! $CC $FLAGS -o "$OUT/$t" ${SOURCES[$t]} $LIBS; then
+	if ! fuzz_build "$t"; then
 		echo "fuzz: $t: build failed" >&2
 		rc=1
 		continue
@@ -94,7 +125,7 @@ for t in ${FUZZ_TARGETS:-"${!SOURCES[@]}"}; do
 	log=$OUT/$t.log
 	want=$((${MIN_RUNS[$t]:-100000} * SCALE))
 	t0=$(date +%s)
-	if "$OUT/$t" -runs="$want" -max_total_time="$MAXSECS" -max_len=8192 -print_final_stats=1 \
+	if "$OUT/$t" -runs="$want" -max_total_time="$MAXSECS" -max_len="${MAX_LEN[$t]:-8192}" -print_final_stats=1 \
 		-artifact_prefix="$OUT/$t-" \
 		"$corpus" ${seeds:+$( [ -d "$seeds" ] && echo "$seeds")} >"$log" 2>&1; then
 		got=$(grep -Eo 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -Eo '[0-9]+$')
