@@ -12,7 +12,9 @@
  * One update is 7 bytes: op, length, address (4, big endian), value.
  *   op & 3: 0/1 insert, 2 delete, 3 reclaim (a grace period has passed);
  *   op & 0x80: take the address from a route already installed (nesting);
- *   length: 14..15 for bytes 0xe0..0xe7, else 16..32. A prefix costs
+ *   length: 14..15 for bytes 0xe0..0xe7, else 16..32 with byte 0 a /24
+ *     (one store; the bytes mutations favour, 0 and 0xff, make a /24 and a
+ *     /17, not a 256-store /16 and a /23). A prefix costs
  *     DIR-24-8 2^(24-len) stores, 64 K for a /8, and with coverage tracing
  *     a /0 (16 M) takes a second: lengths below 14 are left to the unit
  *     tests (test_fib covers /0, /1 and /8 for both); the paint is the same
@@ -94,7 +96,7 @@ static NOCOV void expect_all(void)
 static void apply(const uint8_t *p)
 {
 	uint8_t op = p[0],
-	        len = (p[1] & 0xf8) == 0xe0 ? (uint8_t)(14 + (p[1] & 1)) : (uint8_t)(16 + p[1] % 17);
+	        len = (p[1] & 0xf8) == 0xe0 ? (uint8_t)(14 + (p[1] & 1)) : (uint8_t)(16 + (p[1] + 8u) % 17);
 	uint32_t addr = (uint32_t)p[2] << 24 | (uint32_t)p[3] << 16 | (uint32_t)p[4] << 8 | p[5];
 	uint32_t value = p[6] >= 0xf0 ? FIB4_VALUE_MAX - (p[6] & 0xf) : 1u + p[6] % 8;
 	uint32_t prefix;
