@@ -201,6 +201,14 @@ enum nd_error nd_parse(const uint8_t *ip, uint32_t avail, struct nd_msg *out)
 		return ND_ERR_CODE;
 	if (ip6_addr_is_multicast(msg + 8))
 		return ND_ERR_TARGET;
+	/*
+	 * RFC 4291 §2.7: a multicast address is never a source. Taken as one, a
+	 * solicitation's answer (nd_na_reply_build) would be a solicited NA to a
+	 * group, itself invalid (§7.1.2), and the worker's snoop would report
+	 * the group as a neighbour seen (found by fuzz_ip6).
+	 */
+	if (ip6_addr_is_multicast(ip + 8))
+		return ND_ERR_SOURCE;
 	*out = (struct nd_msg){.type = msg[0]};
 	memcpy(out->target, msg + 8, 16);
 	memcpy(out->src, ip + 8, 16);
