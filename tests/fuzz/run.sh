@@ -61,15 +61,17 @@ declare -A SOURCES=(
 		$ROOT/mgmt/restconf/stream.c $ROOT/mgmt/restconf/head.c $ROOT/mgmt/restconf/auth.c \
 		$CONFIG $DATAPATH"
 )
-# Executions per target at SCALE 1: what CI runs (about 20 s each here).
+# Executions per target at SCALE 1: what CI runs (about 10-20 s each here).
+# SCALE 100 is issue 17's long run for fuzz_fib (10 M), 200 for fuzz_ip6
+# (10 M), 20 for fuzz_fpm (1 M), 10 for fuzz_restconf (1 M).
 declare -A MIN_RUNS=(
 	[fuzz_cellpw]=400000
 	[fuzz_worker]=400000
-	[fuzz_fpm]=20000
+	[fuzz_fpm]=50000
 	[fuzz_config]=20000
-	[fuzz_restconf]=20000
-	[fuzz_ip6]=10000
-	[fuzz_fib]=10000
+	[fuzz_restconf]=100000
+	[fuzz_ip6]=50000
+	[fuzz_fib]=100000
 	[fuzz_rc_read]=200000
 )
 # Extra compiler flags per target: fuzz_fpm's IPv4 table starts at 1 K slots
