@@ -27,8 +27,7 @@
  *
  * run.sh builds this target with a 1 K-slot IPv4 table
  * (-DFPM_R4_SLOTS_INIT=1024, the daemon's is 64 K): a session start walks
- * every slot, which at 64 K was most of the time of an input, and a small
- * table makes inputs exercise its growth.
+ * every slot, which at 64 K was most of the time of an input.
  */
 #include <stdbool.h>
 #include <stdlib.h>
