@@ -202,8 +202,10 @@ enum nd_error nd_parse(const uint8_t *ip, uint32_t avail, struct nd_msg *out)
 	if (ip6_addr_is_multicast(msg + 8))
 		return ND_ERR_TARGET;
 	/*
-	 * RFC 4291 2.7: a multicast address is never a source. An answer to
-	 * one would go to a group with S set, which §7.1.2 forbids.
+	 * RFC 4291 §2.7: a multicast address is never a source. Taken as one, a
+	 * solicitation's answer (nd_na_reply_build) would be a solicited NA to a
+	 * group, itself invalid (§7.1.2), and the worker's snoop would report
+	 * the group as a neighbour seen (found by fuzz_ip6).
 	 */
 	if (ip6_addr_is_multicast(ip + 8))
 		return ND_ERR_SOURCE;

@@ -85,10 +85,10 @@ uint32_t nd_na_unsolicited_build(uint8_t *out, const uint8_t our_mac[6], const u
 	X(CHECKSUM, "nd-checksum", "ICMPv6 checksum does not verify")                              \
 	X(CODE, "nd-code", "ICMPv6 code is not 0")                                                 \
 	X(TARGET, "nd-target", "target address is multicast")                                      \
-	X(SOURCE, "nd-source", "source address is multicast (RFC 4291 2.7)")                       \
 	X(OPTION, "nd-option", "option of length 0 or running past the message")                   \
 	X(DAD, "nd-dad", "solicitation from :: not to a solicited-node group, or with an SLLA")    \
-	X(SOLICITED, "nd-solicited", "advertisement to a multicast group with S set")
+	X(SOLICITED, "nd-solicited", "advertisement to a multicast group with S set")              \
+	X(SOURCE, "nd-source", "source address is multicast (RFC 4291 2.7)")
 
 enum nd_error {
 	ND_OK = 0,
@@ -104,7 +104,7 @@ extern const char *const nd_error_name[ND_ERR__MAX];
  * Validate and parse an NS or NA: the IPv6 packet at `ip`, `avail` octets of
  * frame after the link-layer header. Every check of RFC 4861 §7.1.1 / §7.1.2
  * (hop limit 255, checksum, code, length, target, options, DAD form, S flag
- * to multicast); unrecognised options are skipped (§4.6). ND_OK and `out`
+ * to multicast) and a source that is not multicast; unrecognised options are skipped (§4.6). ND_OK and `out`
  * filled, or the error.
  */
 enum nd_error nd_parse(const uint8_t *ip, uint32_t avail, struct nd_msg *out);

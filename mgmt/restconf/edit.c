@@ -120,6 +120,51 @@ static void path_under(struct restconf_err *err, const char *parent_xpath)
 		memcpy(err->path, full, sizeof(full));
 }
 
+/* Past the JSON string whose opening quote is at s, or NULL if it does not end. */
+static const char *json_string_end(const char *s)
+{
+	for (s++; *s && *s != '"'; s++) {
+		if (*s == '\\' && !*++s)
+			return NULL;
+	}
+	return *s ? s + 1 : NULL;
+}
+
+/*
+ * Whether a member name at the top level of the JSON text names metadata
+ * ("@name", RFC 7951 §5.2.1), or starts with an escape (which could spell
+ * "@"; no YANG identifier does). libyang 2.1.30, Debian 12's, dereferences
+ * NULL when such a member is parsed into a parent node (CESNET/libyang
+ * issue 2246): a PUT of {"@cellgate:static-route": {}} to a route killed
+ * the daemon (found by fuzz_restconf). Edits carry no annotations, so these
+ * bodies are refused before libyang sees them. Text that is no JSON object
+ * answers false and is left to libyang to refuse.
+ */
+static bool json_top_meta(const char *s)
+{
+	bool name = false; /* the next string at depth 1 is a member name */
+	int depth = 0;
+
+	for (; *s; s++) {
+		if (*s == '"') {
+			if (name && depth == 1 && (s[1] == '@' || s[1] == '\\'))
+				return true;
+			name = false;
+			if (!(s = json_string_end(s)))
+				return false;
+			s--;
+		} else if (*s == '{' || *s == '[') {
+			name = ++depth == 1 && *s == '{';
+		} else if (*s == '}' || *s == ']') {
+			depth--;
+			name = false;
+		} else if (*s == ',') {
+			name = depth == 1;
+		}
+	}
+	return false;
+}
+
 static struct lyd_node *body_parse(struct restconf *rc, const char *body, bool xml,
                                    const char *parent_xpath, struct lyd_node **parsed,
                                    struct restconf_err *err)
@@ -129,6 +174,11 @@ static struct lyd_node *body_parse(struct restconf *rc, const char *body, bool x
 	uint32_t opts = LYD_PARSE_ONLY | LYD_PARSE_STRICT | LYD_PARSE_NO_STATE;
 
 	*parsed = NULL;
+	if (!xml && json_top_meta(body)) {
+		rc_err_set(err, 400, "malformed-message", NULL,
+		           "the request body carries metadata (\"@...\"): edits take none");
+		return NULL;
+	}
 	ly_err_clean(rc->ctx, NULL);
 	if (parent_xpath[0] && lyd_new_path2(NULL, rc->ctx, parent_xpath, NULL, 0, 0, 0, &top,
 	                                     &parent) != LY_SUCCESS) {

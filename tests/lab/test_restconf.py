@@ -246,6 +246,21 @@ def test_invalid_json_is_400_and_changes_nothing(router):
     assert r.status == 400 and r.error()["error-tag"] == "malformed-message"
 
 
+def test_metadata_in_a_body_is_400_and_the_daemon_lives(router):
+    # libyang 2.1.30 dereferenced NULL parsing a top-level "@name" member into
+    # a parent node: this PUT killed cellgated (found by fuzz_restconf).
+    for method, path in (("PUT", route_uri("10.89.0.0/24")), ("POST", ROUTES),
+                         ("PATCH", ROUTES)):
+        for body in ('{"@cellgate:static-route": {}}',
+                     '{"\\u0040cellgate:static-route": {}}'):
+            r = _unchanged(router, lambda: rc.request(router, method, "/restconf/data" + path,
+                                                      body))
+            assert r.status == 400 and r.error()["error-tag"] == "malformed-message", (
+                method, body, r.status, r.body)
+    assert router.proc.poll() is None
+    assert rc.get(router, ROUTES).status == 200
+
+
 def test_schema_violations_name_the_path(router):
     r = _unchanged(router, lambda: rc.request(router, "PATCH", "/restconf/data" + R + "/system",
                                               {"cellgate:system": {"icmp-burst": 0}}))

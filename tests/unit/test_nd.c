@@ -227,6 +227,11 @@ static void test_parse_errors(void)
 	CHECK_EQ(nd_parse(ip, len, &m), ND_ERR_TARGET);
 
 	len = host_na(ip);
+	addr(ip + 8, "ff06::3d00"); /* multicast source (RFC 4291 §2.7) */
+	refresh_csum(ip);
+	CHECK_EQ(nd_parse(ip, len, &m), ND_ERR_SOURCE);
+
+	len = host_na(ip);
 	ip[65] = 0; /* option length 0 */
 	refresh_csum(ip);
 	CHECK_EQ(nd_parse(ip, len, &m), ND_ERR_OPTION);
