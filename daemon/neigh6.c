@@ -96,18 +96,20 @@ static uint32_t system_rnd(void)
 /*
  * RFC 4861 §6.3.2/§10: ReachableTime drawn uniformly in [0.5, 1.5] times the
  * base, here system/arp-timeout (so one knob ages ARP and ND alike). Drawn
- * again when the base changes (a reload) and every hour (§6.3.4).
+ * again when the base changes (a reload) and every hour (§6.3.4). True
+ * when it was drawn again.
  */
-static void neigh6_params_update(struct neigh6_table *nt, uint64_t now_ms)
+static bool neigh6_params_update(struct neigh6_table *nt, uint64_t now_ms)
 {
 	uint32_t base = nt->cfg->arp_timeout_s * 1000u;
 
 	nt->params.mcast_solicit = (uint8_t)(nt->cfg->arp_retries ? nt->cfg->arp_retries : 1);
 	if (base == nt->base_ms && now_ms < nt->redraw_ms)
-		return;
+		return false;
 	nt->base_ms = base;
 	nt->params.reachable_ms = nd_reachable_time(base, nt->rnd());
 	nt->redraw_ms = now_ms + NEIGH6_RERANDOM_MS;
+	return true;
 }
 
 struct neigh6_table *neigh6_new(struct dataplane *dp, const struct cfg *cfg, struct rib6 *rib6)
@@ -459,11 +461,15 @@ static void neigh6_tick_one(struct neigh6_table *nt, struct neigh6_entry *e, uin
 
 void neigh6_timer(struct neigh6_table *nt, uint64_t now_ms)
 {
+	/* A shorter ReachableTime (an arp-timeout lowered by a reload) holds at once. */
+	uint64_t cap = neigh6_params_update(nt, now_ms) ? now_ms + nt->params.reachable_ms : 0;
+
 	nt->now_ms = now_ms;
-	neigh6_params_update(nt, now_ms);
 	for (unsigned b = 0; b < NEIGH6_BUCKETS; b++)
 		for (struct neigh6_entry *e = nt->bucket[b], *next; e; e = next) {
 			next = e->next;
+			if (cap && e->nud.state == NUD_REACHABLE && e->nud.deadline_ms > cap)
+				e->nud.deadline_ms = cap;
 			neigh6_tick_one(nt, e, now_ms);
 		}
 	log_limit_tick(&nt->fail_log, now_ms / 1000, NEIGH6_FAIL_WHAT);

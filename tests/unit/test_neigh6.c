@@ -167,6 +167,18 @@ static void test_on_link_host(void)
 	CHECK_EQ(rib6_route_best(r6, a6(h), 128), RIB_SRC_NEIGH);
 	CHECK_STATE(h, "reachable");
 
+	/* A reload lowering arp-timeout shortens a running ReachableTime; raising it does not. */
+	cfg.arp_timeout_s = 10;
+	neigh6_timer(nt, t + 1000);
+	cfg.arp_timeout_s = 300;
+	neigh6_timer(nt, t + 2000);
+	CHECK_STATE(h, "reachable");
+	neigh6_timer(nt, t + 11000);
+	CHECK_STATE(h, "stale");
+	na(h, peer_mac, S, t + 12000);
+	t += 12000;
+	CHECK_STATE(h, "reachable");
+
 	/* ReachableTime (300 s here) passes: STALE, still forwarded to, no solicitation. */
 	neigh6_timer(nt, t + 299900);
 	CHECK_STATE(h, "reachable");
