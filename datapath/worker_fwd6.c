@@ -57,8 +57,9 @@ void worker_icmp6_reply(struct worker *w, const struct pkt *p, const struct ip6_
 
 /*
  * Neighbour discovery the kernel receives, reported to the control thread as
- * ARP frames are (DP_EV_ND_SEEN): an advertisement's target and its link-layer
- * address, or a solicitor's source and its. Only messages straight after the
+ * ARP frames are (DP_EV_ND_SEEN): an advertisement's target, its flags and
+ * its link-layer address if it has one, or a solicitor's source and its
+ * (without one, nothing to learn: RFC 4861 §7.2.3). Only messages straight after the
  * IPv6 header (RFC 6980 forbids fragmented ND; other extension headers are
  * not seen on ND in practice): the cheap tests keep nd_parse, which verifies
  * the checksum, off every other frame.
@@ -76,7 +77,8 @@ void worker_nd_snoop(struct worker *w, const struct pkt *p)
 	if (nd_parse(ip, p->len - 14, &m) != ND_OK || (m.type == ICMP6_NEIGH_SOL && !m.has_lla))
 		return;
 	memcpy(ev.ip6, m.type == ICMP6_NEIGH_ADV ? m.target : m.src, 16);
-	memcpy(ev.mac, m.lla, 6);
+	if (m.has_lla)
+		memcpy(ev.mac, m.lla, 6);
 	ev.val = DP_EV_ND_VAL(m.type, m.flags, m.has_lla);
 	if (!event_ring_push(&w->events, &ev))
 		CTR_ADD(w->ctr->events_lost, 1);

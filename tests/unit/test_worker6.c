@@ -334,8 +334,20 @@ static void test_nd_seen(void)
 	CHECK_EQ(DP_EV_ND_FLAGS(ev.val), ND_NA_OVERRIDE);
 	CHECK(DP_EV_ND_HAS_LLA(ev.val));
 	CHECK(!event_ring_pop(ring, &ev));
-	f[len - 1] ^= 1; /* the checksum no longer verifies: not believed */
-	port_fake_rx_add(&dp.ports[0], f, len, PKT_L2_MULTICAST);
+	/* Without its target link-layer option (Linux answers a unicast NS so): reported. */
+	uint8_t *ip = f + 14;
+	wr16(ip + 4, rd16(ip + 4) - 8);
+	wr16(ip + 42, 0);
+	wr16(ip + 42, icmp6_csum(ip, ip + 40, rd16(ip + 4)));
+	port_fake_rx_add(&dp.ports[0], f, len - 8, PKT_L2_MULTICAST);
+	dp_worker_poll(&dp, 0);
+	CHECK(event_ring_pop(ring, &ev));
+	CHECK_EQ(ev.type, DP_EV_ND_SEEN);
+	CHECK(memcmp(ev.ip6, a6("2001:db8:1::7"), 16) == 0);
+	CHECK_EQ(DP_EV_ND_TYPE(ev.val), ICMP6_NEIGH_ADV);
+	CHECK(!DP_EV_ND_HAS_LLA(ev.val));
+	f[len - 9] ^= 1; /* the checksum no longer verifies: not believed */
+	port_fake_rx_add(&dp.ports[0], f, len - 8, PKT_L2_MULTICAST);
 	dp_worker_poll(&dp, 0);
 	CHECK(!event_ring_pop(ring, &ev));
 }
