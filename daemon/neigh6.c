@@ -387,7 +387,10 @@ void neigh6_seen(struct neigh6_table *nt, uint16_t port, const uint8_t ip[16], c
 			return;
 		old = neigh6_l2(e);
 		act = nud_on_na(&e->nud, &nt->params, now_ms, flags, lla);
-		nt->ctr.replies_learned++;
+		/* Resolved or refreshed: a new word, or a confirmation (S). */
+		if (neigh6_l2(e) != old ||
+		    (flags & ND_NA_SOLICITED && e->nud.state == NUD_REACHABLE))
+			nt->ctr.replies_learned++;
 	} else {
 		if (!lla)
 			return; /* §7.2.3: no source link-layer option, nothing to learn */
@@ -395,13 +398,15 @@ void neigh6_seen(struct neigh6_table *nt, uint16_t port, const uint8_t ip[16], c
 			return;
 		if (!e && !(e = neigh6_add(nt, port, ip)))
 			return;
-		old = e->failed ? nh_l2_pack(e->nud.lla, NEIGH_FAILED) : neigh6_l2(e);
+		old = neigh6_l2(e);
 		if (e->failed) {
 			/* It speaks: the hold-down is over (a new entry, §7.2.3). */
 			e->failed = false;
 			e->nud = (struct nud){0};
 		}
 		act = nud_on_ns(&e->nud, lla);
+		if (neigh6_l2(e) != old)
+			nt->ctr.replies_learned++;
 	}
 	neigh6_act(nt, e, act, old);
 }

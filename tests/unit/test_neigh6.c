@@ -307,6 +307,16 @@ static void test_na_table(void)
 	/* An advertisement for an address without an entry is discarded. */
 	na("2001:db8:1::77", peer_mac, S | O, t);
 	CHECK_STATE("2001:db8:1::77", "none");
+	/* advertisements-learned counts what resolved or refreshed, not what changed nothing. */
+	struct neigh_counters c0, c;
+	neigh6_get_counters(nt, &c0);
+	na(g, peer_mac, 0, ++t);
+	na(g, NULL, O, ++t);
+	neigh6_get_counters(nt, &c);
+	CHECK_EQ(c.replies_learned, c0.replies_learned);
+	na(g, NULL, S, ++t);
+	neigh6_get_counters(nt, &c);
+	CHECK_EQ(c.replies_learned, c0.replies_learned + 1);
 }
 
 /* §7.2.5 from INCOMPLETE, and §7.2.3: what a solicitation from the neighbour does. */
