@@ -9,11 +9,11 @@
  */
 #include <event2/event.h>
 #include <net/if.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
-#include <signal.h>
 #include <time.h>
 #include <urcu-qsbr.h>
 
@@ -21,8 +21,8 @@
 #include "daemon/loopmon.h"
 #include "daemon/mgmt.h"
 #include "daemon/service.h"
-#include "lib/log.h"
 #include "lib/clock.h"
+#include "lib/log.h"
 
 static void control_drain_events(struct control *ctl, uint64_t now)
 {
@@ -38,7 +38,9 @@ static void control_drain_events(struct control *ctl, uint64_t now)
 			else if (ev.type == DP_EV_RESOLVE6 && ctl->neigh6)
 				neigh6_resolve(ctl->neigh6, ev.port, ev.ip6, now);
 			else if (ev.type == DP_EV_ND_SEEN && ctl->neigh6)
-				neigh6_seen(ctl->neigh6, ev.port, ev.ip6, ev.mac, now);
+				neigh6_seen(ctl->neigh6, ev.port, ev.ip6,
+				            DP_EV_ND_HAS_LLA(ev.val) ? ev.mac : NULL,
+				            DP_EV_ND_TYPE(ev.val), DP_EV_ND_FLAGS(ev.val), now);
 		}
 	}
 }

@@ -307,18 +307,16 @@ static void state_arp(FILE *out, const struct control *ctl)
 }
 
 static void state_neighbor6(void *arg, uint16_t port, const uint8_t ip[16], const uint8_t mac[6],
-                            enum neigh_state st, bool probing)
+                            const char *state, bool has_mac)
 {
-	static const char *const names[] = {"incomplete", "incomplete", "reachable", "failed"};
 	struct walk_ctx *w = arg;
 	char b[INET6_ADDRSTRLEN];
 
 	fprintf(w->out, "%s{\"interface\":", w->first ? "" : ",");
 	json_str_put(w->out, w->ctl->dp->ports[port].name);
 	fprintf(w->out, ",\"address\":\"%s\",\"state\":\"%s\"",
-	        inet_str(AF_INET6, ip, b, sizeof(b)),
-	        probing ? "probe" : names[st <= NEIGH_FAILED ? st : 0]);
-	if (st == NEIGH_REACHABLE)
+	        inet_str(AF_INET6, ip, b, sizeof(b)), state);
+	if (has_mac)
 		fprintf(w->out, ",\"mac\":\"%02x:%02x:%02x:%02x:%02x:%02x\"", mac[0], mac[1],
 		        mac[2], mac[3], mac[4], mac[5]);
 	fputc('}', w->out);

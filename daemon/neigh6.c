@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* IPv6 neighbour resolution (neigh6.h): the ARP state machine of neigh.c, over NS/NA. */
+/* IPv6 neighbour resolution (neigh6.h): RFC 4861 §7.3 NUD (datapath/nd_nud.c) over NS/NA. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <linux/if_packet.h>
@@ -10,23 +10,23 @@
 #include <unistd.h>
 
 #include "daemon/neigh6.h"
-#include "datapath/nd.h"
+#include "datapath/icmp6.h"
 #include "lib/addr.h"
 #include "lib/json.h"
 #include "lib/log.h"
 
 #define NEIGH6_BUCKETS        4096
-#define NEIGH6_RETRY_MS       ND_RETRANS_TIMER_MS
 #define NEIGH6_FAILED_HOLD_MS 10000 /* a failed neighbour is asked again after this */
+/* §6.3.4: ReachableTime is re-drawn "at least every few hours". */
+#define NEIGH6_RERANDOM_MS (3600 * 1000ull)
 
 struct neigh6_entry {
 	uint8_t ip[16];
 	uint16_t port;
-	uint8_t mac[6];
-	enum neigh_state state;
-	unsigned tries;
-	uint64_t next_ms;
-	bool host_route; /* we installed a /128 for it (connected host) */
+	struct nud nud;
+	bool failed;       /* INCOMPLETE ran out of solicitations: held down, nd-failed */
+	uint64_t until_ms; /* end of the hold-down while failed */
+	bool host_route;   /* we installed a /128 for it (connected host) */
 	struct neigh6_entry *next;
 };
 
@@ -38,6 +38,10 @@ struct neigh6_table {
 	neigh6_send_fn send;
 	void *send_arg;
 	uint64_t now_ms;
+	struct nud_params params;
+	uint32_t base_ms;      /* the arp-timeout params.reachable_ms was drawn from */
+	uint64_t redraw_ms;    /* when ReachableTime is drawn again */
+	uint32_t (*rnd)(void); /* uniform 32-bit numbers (tests fix them) */
 	struct neigh6_entry *bucket[NEIGH6_BUCKETS];
 	struct neigh_counters ctr;
 	struct log_limit fail_log, err_log;
@@ -84,6 +88,30 @@ static int socket_send(void *arg, uint16_t port, const uint8_t *frame, uint32_t 
 	return 0;
 }
 
+static uint32_t system_rnd(void)
+{
+	return arc4random();
+}
+
+/*
+ * RFC 4861 §6.3.2/§10: ReachableTime drawn uniformly in [0.5, 1.5] times the
+ * base, here system/arp-timeout (so one knob ages ARP and ND alike). Drawn
+ * again when the base changes (a reload) and every hour (§6.3.4). True
+ * when it was drawn again.
+ */
+static bool neigh6_params_update(struct neigh6_table *nt, uint64_t now_ms)
+{
+	uint32_t base = nt->cfg->arp_timeout_s * 1000u;
+
+	nt->params.mcast_solicit = (uint8_t)(nt->cfg->arp_retries ? nt->cfg->arp_retries : 1);
+	if (base == nt->base_ms && now_ms < nt->redraw_ms)
+		return false;
+	nt->base_ms = base;
+	nt->params.reachable_ms = nd_reachable_time(base, nt->rnd());
+	nt->redraw_ms = now_ms + NEIGH6_RERANDOM_MS;
+	return true;
+}
+
 struct neigh6_table *neigh6_new(struct dataplane *dp, const struct cfg *cfg, struct rib6 *rib6)
 {
 	struct neigh6_table *nt = calloc(1, sizeof(*nt));
@@ -95,6 +123,9 @@ struct neigh6_table *neigh6_new(struct dataplane *dp, const struct cfg *cfg, str
 	nt->rib6 = rib6;
 	nt->send = socket_send;
 	nt->send_arg = nt;
+	nt->params = (struct nud_params)NUD_PARAMS_DEFAULT;
+	nt->rnd = system_rnd;
+	neigh6_params_update(nt, 0);
 	for (unsigned i = 0; i < PORT_MAX; i++)
 		nt->fd[i] = -1;
 	return nt;
@@ -104,6 +135,18 @@ void neigh6_set_sender(struct neigh6_table *nt, neigh6_send_fn fn, void *arg)
 {
 	nt->send = fn;
 	nt->send_arg = arg;
+}
+
+void neigh6_set_random(struct neigh6_table *nt, uint32_t (*rnd)(void))
+{
+	nt->rnd = rnd;
+	nt->base_ms = 0; /* draw again now */
+	neigh6_params_update(nt, nt->now_ms);
+}
+
+uint32_t neigh6_reachable_ms(const struct neigh6_table *nt)
+{
+	return nt->params.reachable_ms;
 }
 
 void neigh6_free(struct neigh6_table *nt)
@@ -142,7 +185,8 @@ static void neigh6_send(struct neigh6_table *nt, struct neigh6_entry *e, bool un
 {
 	const struct port *pt = &nt->dp->ports[e->port];
 	uint8_t frame[ND_FRAME_MAX];
-	uint32_t len = nd_ns_build(frame, pt->mac, unicast ? e->mac : NULL, pt->ip6_addr, e->ip);
+	uint32_t len =
+	    nd_ns_build(frame, pt->mac, unicast ? e->nud.lla : NULL, pt->ip6_addr, e->ip);
 	int err = nt->send(nt->send_arg, e->port, frame, len);
 
 	if (err) {
@@ -157,22 +201,60 @@ static void neigh6_send(struct neigh6_table *nt, struct neigh6_entry *e, bool un
 	nt->ctr.requests_sent++;
 }
 
+/*
+ * What the workers see (nexthop.l2): §7.3.3 sends in STALE, DELAY and PROBE
+ * as in REACHABLE. STALE is published as NEIGH_STALE so that the first
+ * worker to send through it says so (NEIGH_STALE_USED, nexthop.h).
+ */
+static enum neigh_state neigh6_l2_state(const struct neigh6_entry *e)
+{
+	if (e->failed)
+		return NEIGH_FAILED;
+	switch (e->nud.state) {
+	case NUD_INCOMPLETE:
+		return NEIGH_INCOMPLETE;
+	case NUD_STALE:
+		return NEIGH_STALE;
+	case NUD_REACHABLE:
+	case NUD_DELAY:
+	case NUD_PROBE:
+		return NEIGH_REACHABLE;
+	default:
+		return NEIGH_NONE;
+	}
+}
+
+static uint64_t neigh6_l2(const struct neigh6_entry *e)
+{
+	return nh_l2_pack(e->nud.lla, neigh6_l2_state(e));
+}
+
+static const char *neigh6_name(const struct neigh6_entry *e)
+{
+	static const char *const st[] = {"none",  "incomplete", "reachable",
+	                                 "stale", "delay",      "probe"};
+
+	if (e->failed)
+		return "failed";
+	return e->nud.state <= NUD_PROBE ? st[e->nud.state] : "none";
+}
+
 uint64_t neigh6_l2_seed(void *arg, uint16_t port, const uint8_t ip[16])
 {
 	const struct neigh6_entry *e = neigh6_find(arg, port, ip);
 
-	return e ? nh_l2_pack(e->mac, e->state) : 0;
+	return e ? neigh6_l2(e) : 0;
 }
 
-enum neigh_state neigh6_state(const struct neigh6_table *nt, uint16_t port, const uint8_t ip[16],
-                              uint8_t mac[6])
+const char *neigh6_state(const struct neigh6_table *nt, uint16_t port, const uint8_t ip[16],
+                         uint8_t mac[6])
 {
 	const struct neigh6_entry *e = neigh6_find(nt, port, ip);
 
 	if (!e)
-		return NEIGH_NONE;
-	memcpy(mac, e->mac, 6);
-	return e->state;
+		return "none";
+	memcpy(mac, e->nud.lla, 6);
+	return neigh6_name(e);
 }
 
 /* Whether ip is a host on a connected prefix of its port (the FIB6 says glean there). */
@@ -197,15 +279,22 @@ static void neigh6_host_route(struct neigh6_table *nt, struct neigh6_entry *e)
 		return; /* a configured /128 decides */
 	memcpy(path.gw, e->ip, 16);
 	if (rib6_route_set(nt->rib6, e->ip, 128, RIB_SRC_NEIGH,
-	                   e->state == NEIGH_REACHABLE ? NH_GATEWAY : NH_NEIGH_FAILED, &path,
-	                   1) == 0)
+	                   e->failed ? NH_NEIGH_FAILED : NH_GATEWAY, &path, 1) == 0)
 		e->host_route = true;
 }
 
-static void neigh6_publish(struct neigh6_table *nt, struct neigh6_entry *e)
+/* The workers' view changed (from `old`): write it, and the host route if its type changed. */
+static void neigh6_publish(struct neigh6_table *nt, struct neigh6_entry *e, uint64_t old)
 {
-	rib6_nh_l2_update(nt->rib6, e->port, e->ip, nh_l2_pack(e->mac, e->state));
-	if (e->state != NEIGH_INCOMPLETE && neigh6_is_glean_host(nt, e))
+	uint64_t l2 = neigh6_l2(e);
+
+	if (l2 == old)
+		return;
+	rib6_nh_l2_update(nt->rib6, e->port, e->ip, l2);
+	if (nh_l2_state(l2) == NEIGH_INCOMPLETE || !neigh6_is_glean_host(nt, e))
+		return;
+	if (!e->host_route ||
+	    (nh_l2_state(l2) == NEIGH_FAILED) != (nh_l2_state(old) == NEIGH_FAILED))
 		neigh6_host_route(nt, e);
 }
 
@@ -244,6 +333,17 @@ static void neigh6_remove(struct neigh6_table *nt, struct neigh6_entry *e)
 	nt->ctr.entries--;
 }
 
+/* Carry out what nd_nud asked for (NUD_ACT_*), then show the workers the result. */
+static void neigh6_act(struct neigh6_table *nt, struct neigh6_entry *e, unsigned act, uint64_t old)
+{
+	if (act & NUD_ACT_SEND_MCAST_NS)
+		neigh6_send(nt, e, false);
+	if (act & NUD_ACT_SEND_UCAST_NS)
+		neigh6_send(nt, e, true);
+	/* RELEASE and LLA_CHANGED are the new word itself: held packets are looked up again. */
+	neigh6_publish(nt, e, old);
+}
+
 void neigh6_resolve(struct neigh6_table *nt, uint16_t port, const uint8_t ip[16], uint64_t now_ms)
 {
 	struct neigh6_entry *e;
@@ -254,83 +354,128 @@ void neigh6_resolve(struct neigh6_table *nt, uint16_t port, const uint8_t ip[16]
 	e = neigh6_find(nt, port, ip);
 	if (e) {
 		/* Resolved since the packet was held: the host route may be missing still. */
-		if (e->state == NEIGH_REACHABLE && !e->host_route && neigh6_is_glean_host(nt, e))
+		if (nud_usable(e->nud.state) && !e->host_route && neigh6_is_glean_host(nt, e))
 			neigh6_host_route(nt, e);
-		return;
+		return; /* INCOMPLETE asks on its own timer; a failed one is held down */
 	}
 	e = neigh6_add(nt, port, ip);
 	if (!e)
 		return;
-	e->state = NEIGH_INCOMPLETE;
-	e->tries = 1;
-	e->next_ms = now_ms + NEIGH6_RETRY_MS;
-	neigh6_send(nt, e, false);
-	neigh6_publish(nt, e);
+	neigh6_act(nt, e, nud_resolve(&e->nud, &nt->params, now_ms), 0);
 }
 
-void neigh6_seen(struct neigh6_table *nt, uint16_t port, const uint8_t ip[16], const uint8_t mac[6],
-                 uint64_t now_ms)
+/*
+ * §7.2.5 (advertisement) and §7.2.3 (solicitation from the neighbour). An
+ * advertisement for an address without an entry is discarded; a
+ * solicitation creates a STALE entry, but only for a gateway some route
+ * uses: the table holds what we resolve or route through, not every node
+ * that speaks ND on the link.
+ */
+void neigh6_seen(struct neigh6_table *nt, uint16_t port, const uint8_t ip[16], const uint8_t *lla,
+                 uint8_t type, uint8_t flags, uint64_t now_ms)
 {
 	struct neigh6_entry *e;
+	unsigned act;
+	uint64_t old;
 
 	nt->now_ms = now_ms;
 	if (port >= nt->dp->nports)
 		return;
 	e = neigh6_find(nt, port, ip);
-	/* Learn what we asked for or route through, not every node that speaks ND. */
-	if (!e) {
-		if (!rib6_nh_gateway_exists(nt->rib6, port, ip))
+	if (type == ICMP6_NEIGH_ADV) {
+		if (!e || e->failed)
 			return;
-		e = neigh6_add(nt, port, ip);
-		if (!e)
+		old = neigh6_l2(e);
+		act = nud_on_na(&e->nud, &nt->params, now_ms, flags, lla);
+		/* Resolved or refreshed: a new word, or a confirmation (S). */
+		if (neigh6_l2(e) != old ||
+		    (flags & ND_NA_SOLICITED && e->nud.state == NUD_REACHABLE))
+			nt->ctr.replies_learned++;
+	} else {
+		if (!lla)
+			return; /* §7.2.3: no source link-layer option, nothing to learn */
+		if (!e && !rib6_nh_gateway_exists(nt->rib6, port, ip))
 			return;
+		if (!e && !(e = neigh6_add(nt, port, ip)))
+			return;
+		old = neigh6_l2(e);
+		if (e->failed) {
+			/* It speaks: the hold-down is over (a new entry, §7.2.3). */
+			e->failed = false;
+			e->nud = (struct nud){0};
+		}
+		act = nud_on_ns(&e->nud, lla);
+		if (neigh6_l2(e) != old)
+			nt->ctr.replies_learned++;
 	}
-	memcpy(e->mac, mac, 6);
-	e->state = NEIGH_REACHABLE;
-	e->tries = 0;
-	e->next_ms = now_ms + (uint64_t)nt->cfg->arp_timeout_s * 1000;
-	nt->ctr.replies_learned++;
-	neigh6_publish(nt, e);
+	neigh6_act(nt, e, act, old);
 }
 
-static void neigh6_fail(struct neigh6_table *nt, struct neigh6_entry *e, uint64_t now_ms)
+static void neigh6_fail(struct neigh6_table *nt, struct neigh6_entry *e, uint8_t was,
+                        uint64_t now_ms)
 {
 	char b[INET6_ADDRSTRLEN];
 
 	nt->ctr.resolve_failed++;
 	if (log_limit_pass(&nt->fail_log, now_ms / 1000, NEIGH6_FAIL_WHAT))
-		log_info("port %s: neighbour %s did not answer %u solicitations",
+		log_info("port %s: neighbour %s did not answer %u %s solicitations",
 		         nt->dp->ports[e->port].name, inet_str(AF_INET6, e->ip, b, sizeof(b)),
-		         e->tries);
-	e->state = NEIGH_FAILED;
-	e->next_ms = now_ms + NEIGH6_FAILED_HOLD_MS;
-	neigh6_publish(nt, e);
-}
-
-static void neigh6_tick_one(struct neigh6_table *nt, struct neigh6_entry *e, uint64_t now_ms)
-{
-	if (e->state == NEIGH_FAILED) {
+		         was == NUD_PROBE ? nt->params.ucast_solicit : nt->params.mcast_solicit,
+		         was == NUD_PROBE ? "unicast" : "multicast");
+	if (was == NUD_PROBE) {
+		/* §7.3.3: the entry SHOULD be deleted; the next packet resolves afresh. */
 		neigh6_remove(nt, e);
 		return;
 	}
-	if (e->tries >= nt->cfg->arp_retries) {
-		neigh6_fail(nt, e, now_ms);
+	/* §7.2.2: what waited gets address unreachable; so does what follows, a while. */
+	uint64_t old = nh_l2_pack(e->nud.lla, NEIGH_INCOMPLETE);
+	e->failed = true;
+	e->until_ms = now_ms + NEIGH6_FAILED_HOLD_MS;
+	neigh6_publish(nt, e, old);
+}
+
+/*
+ * One entry at a timer tick. STALE has no timer of its own (§7.3.3: it
+ * waits for traffic); a worker that sent through it turned the next hop's
+ * word into NEIGH_STALE_USED, which starts DELAY here (up to one tick, 100
+ * ms, late: DELAY_FIRST_PROBE_TIME is 5 s).
+ */
+static void neigh6_tick_one(struct neigh6_table *nt, struct neigh6_entry *e, uint64_t now_ms)
+{
+	uint64_t old = neigh6_l2(e);
+	uint8_t was = e->nud.state;
+	unsigned act;
+
+	if (e->failed) {
+		if (now_ms >= e->until_ms)
+			neigh6_remove(nt, e);
 		return;
 	}
-	/* Incomplete: multicast again. Reachable and aged out: unicast first (§7.3.3 PROBE). */
-	neigh6_send(nt, e, e->state == NEIGH_REACHABLE && e->tries == 0);
-	e->tries++;
-	e->next_ms = now_ms + NEIGH6_RETRY_MS;
+	if (was == NUD_STALE) {
+		if (nh_l2_state(rib6_nh_l2_get(nt->rib6, e->port, e->ip)) == NEIGH_STALE_USED)
+			neigh6_act(nt, e, nud_resolve(&e->nud, &nt->params, now_ms),
+			           nh_l2_pack(e->nud.lla, NEIGH_STALE_USED));
+		return;
+	}
+	act = nud_timer(&e->nud, &nt->params, now_ms);
+	if (act & NUD_ACT_FAILED)
+		neigh6_fail(nt, e, was, now_ms);
+	else
+		neigh6_act(nt, e, act, old);
 }
 
 void neigh6_timer(struct neigh6_table *nt, uint64_t now_ms)
 {
+	/* A shorter ReachableTime (an arp-timeout lowered by a reload) holds at once. */
+	uint64_t cap = neigh6_params_update(nt, now_ms) ? now_ms + nt->params.reachable_ms : 0;
+
 	nt->now_ms = now_ms;
 	for (unsigned b = 0; b < NEIGH6_BUCKETS; b++)
 		for (struct neigh6_entry *e = nt->bucket[b], *next; e; e = next) {
 			next = e->next;
-			if (now_ms >= e->next_ms)
-				neigh6_tick_one(nt, e, now_ms);
+			if (cap && e->nud.state == NUD_REACHABLE && e->nud.deadline_ms > cap)
+				e->nud.deadline_ms = cap;
+			neigh6_tick_one(nt, e, now_ms);
 		}
 	log_limit_tick(&nt->fail_log, now_ms / 1000, NEIGH6_FAIL_WHAT);
 	log_limit_tick(&nt->err_log, now_ms / 1000, NEIGH6_ERR_WHAT);
@@ -343,21 +488,21 @@ void neigh6_get_counters(const struct neigh6_table *nt, struct neigh_counters *o
 
 void neigh6_dump_json(const struct neigh6_table *nt, FILE *out)
 {
-	static const char *const st[] = {"none", "incomplete", "reachable", "failed"};
 	bool first = true;
 
 	fputc('[', out);
 	for (unsigned b = 0; b < NEIGH6_BUCKETS; b++)
 		for (const struct neigh6_entry *e = nt->bucket[b]; e; e = e->next) {
+			const uint8_t *m = e->nud.lla;
 			char ip[INET6_ADDRSTRLEN];
 
 			fprintf(out, "%s{\"port\":", first ? "" : ",");
 			json_str_put(out, nt->dp->ports[e->port].name);
 			fprintf(out,
 			        ",\"address\":\"%s\",\"mac\":\"%02x:%02x:%02x:%02x:%02x:%02x\","
-			        "\"state\":\"%s\"}",
-			        inet_str(AF_INET6, e->ip, ip, sizeof(ip)), e->mac[0], e->mac[1],
-			        e->mac[2], e->mac[3], e->mac[4], e->mac[5], st[e->state]);
+			        "\"state\":\"%s\",\"router\":%s}",
+			        inet_str(AF_INET6, e->ip, ip, sizeof(ip)), m[0], m[1], m[2], m[3],
+			        m[4], m[5], neigh6_name(e), e->nud.is_router ? "true" : "false");
 			first = false;
 		}
 	fputc(']', out);
@@ -367,6 +512,6 @@ void neigh6_walk(const struct neigh6_table *nt, neigh6_walk_fn fn, void *arg)
 {
 	for (unsigned b = 0; b < NEIGH6_BUCKETS; b++)
 		for (const struct neigh6_entry *e = nt->bucket[b]; e; e = e->next)
-			fn(arg, e->port, e->ip, e->mac, e->state,
-			   e->state == NEIGH_REACHABLE && e->tries > 0);
+			fn(arg, e->port, e->ip, e->nud.lla, neigh6_name(e),
+			   !e->failed && nud_usable(e->nud.state));
 }

@@ -9,13 +9,24 @@
  * into the IPv6 next hops (rib6_nh_l2_update). Resolved hosts on connected
  * prefixes get a /128 host route (RIB_SRC_NEIGH).
  *
- * Timers are those of ARP (system/arp-timeout, arp-retries, one solicitation
- * a second, RFC 4861 §7.2.2 RetransTimer), and so is the table bound
- * (arp-max-entries, counted apart). Phase 2a simplification (issue 16): an
- * entry is reachable for arp-timeout after an NS or NA said so, then probed;
- * the RFC 4861 §7.3 NUD states of datapath/nd_nud.c (STALE, DELAY, upper-
- * layer confirmation) do not drive it yet. The kernel keeps answering ND for
- * the router's own addresses.
+ * Every entry runs the RFC 4861 §7.3.2 / Appendix C state machine of
+ * datapath/nd_nud.c (INCOMPLETE, REACHABLE, STALE, DELAY, PROBE); this
+ * module owns its clock and carries out what it asks for. ReachableTime
+ * is system/arp-timeout randomised per §6.3.2 ([0.5, 1.5] times, drawn
+ * again on a change and every hour); RetransTimer one second; INCOMPLETE
+ * sends arp-retries multicast solicitations, PROBE MAX_UNICAST_SOLICIT (3)
+ * unicast ones after DELAY_FIRST_PROBE_TIME (5 s). The workers forward in
+ * REACHABLE, STALE, DELAY and PROBE alike (§7.3.3); STALE is published as
+ * NEIGH_STALE, which the first worker sending through it turns into
+ * NEIGH_STALE_USED, and the next timer tick starts DELAY. An INCOMPLETE
+ * entry that stays silent is failed (packets towards it dropped as
+ * nd-failed, ICMPv6 address unreachable) and forgotten 10 s later; a PROBE
+ * that stays silent deletes the entry (§7.3.3), so the next packet
+ * resolves afresh. There are no upper-layer confirmations (§7.3.1): a
+ * router sees no forward progress of transit traffic, so only a solicited
+ * advertisement confirms. The table bound is arp-max-entries (counted
+ * apart from ARP). The kernel keeps answering ND for the router's own
+ * addresses.
  */
 #ifndef CELLGATE_NEIGH6_H
 #define CELLGATE_NEIGH6_H
@@ -28,6 +39,7 @@
 #include "daemon/neigh.h"
 #include "daemon/rib6.h"
 #include "datapath/dataplane.h"
+#include "datapath/nd.h"
 
 struct neigh6_table;
 
@@ -37,6 +49,10 @@ typedef int (*neigh6_send_fn)(void *arg, uint16_t port, const uint8_t *frame, ui
 struct neigh6_table *neigh6_new(struct dataplane *dp, const struct cfg *cfg, struct rib6 *rib6);
 void neigh6_free(struct neigh6_table *nt);
 void neigh6_set_sender(struct neigh6_table *nt, neigh6_send_fn fn, void *arg);
+/* Where ReachableTime's randomness comes from (default arc4random; tests fix it). */
+void neigh6_set_random(struct neigh6_table *nt, uint32_t (*rnd)(void));
+/* The ReachableTime in force (ms). */
+uint32_t neigh6_reachable_ms(const struct neigh6_table *nt);
 
 /* Open a packet socket per port with IPv6 (ports[i].ip6) to send from. 0 or negative errno. */
 int neigh6_open(struct neigh6_table *nt);
@@ -45,8 +61,13 @@ int neigh6_open(struct neigh6_table *nt);
 uint64_t neigh6_l2_seed(void *nt, uint16_t port, const uint8_t ip[16]);
 
 void neigh6_resolve(struct neigh6_table *nt, uint16_t port, const uint8_t ip[16], uint64_t now_ms);
-void neigh6_seen(struct neigh6_table *nt, uint16_t port, const uint8_t ip[16], const uint8_t mac[6],
-                 uint64_t now_ms);
+/*
+ * An NS or NA the workers saw (DP_EV_ND_SEEN): `type` ICMP6_NEIGH_SOL (ip is
+ * the solicitor, lla its source link-layer option) or ICMP6_NEIGH_ADV (ip
+ * the target, lla the target link-layer option or NULL, flags ND_NA_*).
+ */
+void neigh6_seen(struct neigh6_table *nt, uint16_t port, const uint8_t ip[16], const uint8_t *lla,
+                 uint8_t type, uint8_t flags, uint64_t now_ms);
 
 /* Retries, aging, probes. Call every ~100 ms. */
 void neigh6_timer(struct neigh6_table *nt, uint64_t now_ms);
@@ -55,19 +76,18 @@ void neigh6_timer(struct neigh6_table *nt, uint64_t now_ms);
 void neigh6_get_counters(const struct neigh6_table *nt, struct neigh_counters *out);
 
 /*
- * Every entry, in no particular order. `probing`: a reachable entry that
- * aged out and is being confirmed by unicast solicitations (RFC 4861
- * §7.3.3 PROBE); the MAC is still used meanwhile.
+ * Every entry, in no particular order: `state` "incomplete", "reachable",
+ * "stale", "delay", "probe" or "failed"; `has_mac` when the MAC is in use.
  */
 typedef void (*neigh6_walk_fn)(void *arg, uint16_t port, const uint8_t ip[16], const uint8_t mac[6],
-                               enum neigh_state state, bool probing);
+                               const char *state, bool has_mac);
 void neigh6_walk(const struct neigh6_table *nt, neigh6_walk_fn fn, void *arg);
 
-/* JSON array of entries ({port, address, mac, state}), for the stats dump. */
+/* JSON array of entries ({port, address, mac, state, router}), for the stats dump. */
 void neigh6_dump_json(const struct neigh6_table *nt, FILE *out);
 
-/* The state of the entry for ip on port (NEIGH_NONE: none) and its MAC. */
-enum neigh_state neigh6_state(const struct neigh6_table *nt, uint16_t port, const uint8_t ip[16],
-                              uint8_t mac[6]);
+/* The state of the entry for ip on port (as neigh6_walk names it, "none": none) and its MAC. */
+const char *neigh6_state(const struct neigh6_table *nt, uint16_t port, const uint8_t ip[16],
+                         uint8_t mac[6]);
 
 #endif

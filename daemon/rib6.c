@@ -385,6 +385,13 @@ void rib6_nh_l2_update(struct rib6 *r6, uint16_t port, const uint8_t ip[16], uin
 		__atomic_store_n(&r6->rib->dp->nht->nh[id].l2, l2, __ATOMIC_RELEASE);
 }
 
+uint64_t rib6_nh_l2_get(const struct rib6 *r6, uint16_t port, const uint8_t ip[16])
+{
+	uint32_t id = nh6_find(r6, NH_GATEWAY, port, ip);
+
+	return id ? __atomic_load_n(&r6->rib->dp->nht->nh[id].l2, __ATOMIC_ACQUIRE) : 0;
+}
+
 bool rib6_nh_gateway_exists(const struct rib6 *r6, uint16_t port, const uint8_t ip[16])
 {
 	return nh6_find(r6, NH_GATEWAY, port, ip) != 0;

@@ -54,6 +54,9 @@ int rib6_route_best(const struct rib6 *r6, const uint8_t prefix[16], uint8_t len
 /* Set l2 (MAC + state) on every IPv6 next hop towards ip on port (gateway or failed). */
 void rib6_nh_l2_update(struct rib6 *r6, uint16_t port, const uint8_t ip[16], uint64_t l2);
 
+/* The l2 word of the IPv6 gateway next hop towards ip on port, 0 if there is none. */
+uint64_t rib6_nh_l2_get(const struct rib6 *r6, uint16_t port, const uint8_t ip[16]);
+
 /* True if some installed next hop is an IPv6 gateway towards ip on port. */
 bool rib6_nh_gateway_exists(const struct rib6 *r6, uint16_t port, const uint8_t ip[16]);
 

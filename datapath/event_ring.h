@@ -19,8 +19,19 @@ enum dp_event_type {
 	DP_EV_INATMARP,    /* InATMARP says `ip` is the far end of VC `vc` on subinterface `port` */
 	DP_EV_VC_PING,     /* on-demand loopback on VC `vc`: `val` = round trip in us, 0 = lost */
 	DP_EV_RESOLVE6,    /* need the MAC of IPv6 `ip6` on `port` (neighbour discovery) */
-	DP_EV_ND_SEEN,     /* an NS or NA said IPv6 `ip6` is at `mac` on `port` */
+	DP_EV_ND_SEEN,     /* an NS or NA about IPv6 `ip6` on `port`: `val` DP_EV_ND_VAL */
 };
+
+/*
+ * DP_EV_ND_SEEN's `val`: the ICMPv6 type (NS: `ip6` is the solicitor, NA:
+ * the target), the NA flags (ND_NA_*), and whether `mac` holds the
+ * message's link-layer option (an NA may have none).
+ */
+#define DP_EV_ND_VAL(type, flags, has_lla)                                                         \
+	((uint32_t)(type) | (uint32_t)(flags) << 8 | (uint32_t)((has_lla) ? 1 : 0) << 16)
+#define DP_EV_ND_TYPE(val)    ((uint8_t)(val))
+#define DP_EV_ND_FLAGS(val)   ((uint8_t)((val) >> 8))
+#define DP_EV_ND_HAS_LLA(val) (((val) >> 16) & 1)
 
 struct dp_event {
 	uint8_t type;

@@ -12,6 +12,7 @@
 #ifndef CELLGATE_NEXTHOP_H
 #define CELLGATE_NEXTHOP_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #define NH_MAX    65536
@@ -34,6 +35,14 @@ enum neigh_state {
 	NEIGH_INCOMPLETE, /* request sent, no answer yet */
 	NEIGH_REACHABLE,
 	NEIGH_FAILED, /* retries exhausted */
+	/*
+	 * IPv6 only (RFC 4861 §7.3.3): usable, and no packet sent through it
+	 * since it went STALE. The first worker to send turns the word into
+	 * NEIGH_STALE_USED (nh_l2_mark_used), which tells the control thread
+	 * to start DELAY; both are forwarded to as NEIGH_REACHABLE is.
+	 */
+	NEIGH_STALE,
+	NEIGH_STALE_USED,
 };
 
 struct nexthop {
@@ -75,6 +84,27 @@ static inline uint64_t nh_l2_pack(const uint8_t mac[6], enum neigh_state st)
 static inline enum neigh_state nh_l2_state(uint64_t l2)
 {
 	return (enum neigh_state)((l2 >> 48) & 0xff);
+}
+
+/* Whether a worker sends to the MAC in `l2` (IPv6: every NUD state that has one). */
+static inline bool nh_l2_usable(uint64_t l2)
+{
+	enum neigh_state st = nh_l2_state(l2);
+
+	return st == NEIGH_REACHABLE || st == NEIGH_STALE || st == NEIGH_STALE_USED;
+}
+
+/*
+ * A worker sent through a NEIGH_STALE next hop (`l2`, as it read it): mark
+ * it used. Once per stale period, not per packet (later packets read
+ * NEIGH_STALE_USED); if the control thread wrote the word meanwhile the
+ * exchange fails and its word stands.
+ */
+static inline void nh_l2_mark_used(struct nexthop *nh, uint64_t l2)
+{
+	uint64_t used = (l2 & ~(0xffull << 48)) | (uint64_t)NEIGH_STALE_USED << 48;
+
+	__atomic_compare_exchange_n(&nh->l2, &l2, used, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 }
 
 static inline void nh_l2_mac(uint64_t l2, uint8_t mac[6])

@@ -57,8 +57,9 @@ void worker_icmp6_reply(struct worker *w, const struct pkt *p, const struct ip6_
 
 /*
  * Neighbour discovery the kernel receives, reported to the control thread as
- * ARP frames are (DP_EV_ND_SEEN): an advertisement's target and its link-layer
- * address, or a solicitor's source and its. Only messages straight after the
+ * ARP frames are (DP_EV_ND_SEEN): an advertisement's target, its flags and
+ * its link-layer address if it has one, or a solicitor's source and its
+ * (without one, nothing to learn: RFC 4861 §7.2.3). Only messages straight after the
  * IPv6 header (RFC 6980 forbids fragmented ND; other extension headers are
  * not seen on ND in practice): the cheap tests keep nd_parse, which verifies
  * the checksum, off every other frame.
@@ -72,10 +73,13 @@ void worker_nd_snoop(struct worker *w, const struct pkt *p)
 	if (p->len < 14 + IP6_HLEN + 24 || ip[6] != IP6_NH_ICMPV6 || ip[7] != ND_HOP_LIMIT ||
 	    (ip[IP6_HLEN] != ICMP6_NEIGH_SOL && ip[IP6_HLEN] != ICMP6_NEIGH_ADV))
 		return;
-	if (nd_parse(ip, p->len - 14, &m) != ND_OK || !m.has_lla)
+	/* An NA may omit its target link-layer option (Linux does, answering a unicast NS). */
+	if (nd_parse(ip, p->len - 14, &m) != ND_OK || (m.type == ICMP6_NEIGH_SOL && !m.has_lla))
 		return;
 	memcpy(ev.ip6, m.type == ICMP6_NEIGH_ADV ? m.target : m.src, 16);
-	memcpy(ev.mac, m.lla, 6);
+	if (m.has_lla)
+		memcpy(ev.mac, m.lla, 6);
+	ev.val = DP_EV_ND_VAL(m.type, m.flags, m.has_lla);
 	if (!event_ring_push(&w->events, &ev))
 		CTR_ADD(w->ctr->events_lost, 1);
 }
@@ -212,7 +216,10 @@ static enum fwd_result via_gateway(struct worker *w, struct pkt *p, const struct
 {
 	uint64_t l2 = __atomic_load_n(&nh->l2, __ATOMIC_ACQUIRE);
 
-	if (nh_l2_state(l2) == NEIGH_REACHABLE || out->p2p) {
+	if (nh_l2_usable(l2) || out->p2p) {
+		/* RFC 4861 §7.3.3: a packet to a STALE neighbour starts DELAY (neigh6.c). */
+		if (nh_l2_state(l2) == NEIGH_STALE)
+			nh_l2_mark_used(&w->dp->nht->nh[nh_id], l2);
 		send6(w, p, out, l2);
 		return FWD_DONE;
 	}

@@ -19,6 +19,7 @@ import subprocess
 import pytest
 
 import lab
+import restconf as rc
 from conftest import start_router
 
 port = lab.port_of
@@ -204,6 +205,74 @@ def test_packet_too_big(topo, router):
     # h1 learnt the path MTU: the same size now goes as fragments, and through.
     p = ping6(topo, "h1", "2001:db8:2::2", count=2, extra=["-s", "1400"])
     assert p.returncode == 0, p.stdout + p.stderr
+
+
+def reload(router, cfg):
+    with open(router.cfg, "w") as f:
+        json.dump(lab.with_fib_algorithm(cfg), f)
+    n0 = router.log().count("SIGHUP: configuration reloaded")
+    router.proc.send_signal(signal.SIGHUP)
+    assert lab.wait_for(lambda: router.log().count(
+        "SIGHUP: configuration reloaded") > n0, timeout=5), router.log()[-1500:]
+
+
+def neighbour6(router, address):
+    for n in router.stats()["neighbors6"]:
+        if n["address"] == address:
+            return n
+    return None
+
+
+def nud_state(router, address):
+    n = neighbour6(router, address)
+    return n["state"] if n else "none"
+
+
+def test_nud_reachable_stale_reachable(topo, router):
+    """RFC 4861 NUD against the Linux kernel's ND on h2: with a short
+    arp-timeout (3 s: ReachableTime 1.5 to 4.5 s, RFC 4861 6.3.2) h2's
+    entry goes stale without traffic; a packet towards it is forwarded at
+    once (7.3.3: stale is usable) and moves it to delay; after
+    DELAY_FIRST_PROBE_TIME (5 s) a unicast solicitation is answered by h2's
+    kernel (a solicited advertisement, without a target link-layer option
+    since the solicitation was unicast) and the entry is reachable again,
+    with the same MAC. h2's kernel meanwhile holds a usable entry for the
+    router (ip -6 neigh)."""
+    h2 = "2001:db8:2::2"
+    cfg = v6_config()
+    cfg["cellgate:cellgate"]["system"]["arp-timeout"] = 3
+    reload(router, cfg)
+    try:
+        assert ping6(topo, "h1", h2, count=1).returncode == 0
+        assert lab.wait_for(lambda: nud_state(router, h2) == "reachable",
+                            timeout=10), neighbour6(router, h2)
+        assert lab.wait_for(lambda: nud_state(router, h2) == "stale",
+                            timeout=10, interval=0.2), neighbour6(router, h2)
+        nd0 = router.stats()["nd"]
+        # Forwarded in stale, no solicitation first: the ping answers.
+        assert ping6(topo, "h1", h2, count=1).returncode == 0
+        assert lab.wait_for(lambda: nud_state(router, h2) == "delay",
+                            timeout=3, interval=0.1), neighbour6(router, h2)
+        assert lab.wait_for(lambda: nud_state(router, h2) == "reachable",
+                            timeout=10, interval=0.2), neighbour6(router, h2)
+        s = router.stats()
+        assert s["nd"]["requests-sent"] > nd0["requests-sent"], (nd0, s["nd"])
+        assert s["nd"]["replies-learned"] > nd0["replies-learned"], (nd0, s["nd"])
+        n = neighbour6(router, h2)
+        assert n["mac"].lower() == topo.mac("h2", "h2-r").lower(), n
+        # RESTCONF names the same states (the YANG enum has stale and delay).
+        r = rc.get(router, "/cellgate:cellgate/state/neighbor6")
+        assert r.status == 200, r
+        assert any(e["address"] == h2 and e["state"] in
+                   ("reachable", "stale", "delay", "probe")
+                   for e in r.json()["cellgate:neighbor6"]), r.json()
+        # The kernel's own view of the router on h2's side.
+        k = topo.exec("h2", ["ip", "-6", "neigh", "show", "2001:db8:2::1",
+                             "dev", "h2-r"])
+        assert k.returncode == 0 and k.stdout.strip(), k.stdout + k.stderr
+        assert "FAILED" not in k.stdout and "INCOMPLETE" not in k.stdout, k.stdout
+    finally:
+        reload(router, v6_config())
 
 
 def test_reload_and_restart_only(topo, router):
