@@ -179,7 +179,7 @@ static void xdp_addrs_sync(struct xdp_addrs *xa)
 		if (pt->ops != &port_afxdp_ops)
 			continue;
 		afxdp_local_set(pt, xa->addr, xa->n);
-		afxdp_local6_set(pt, (const uint8_t (*)[16])xa->addr6, xa->n6);
+		afxdp_local6_set(pt, (const uint8_t(*)[16])xa->addr6, xa->n6);
 	}
 	log_debug("afxdp: %u own IPv4 and %u IPv6 address(es) in the XDP maps", xa->n, xa->n6);
 }
@@ -217,8 +217,9 @@ struct xdp_addrs *xdp_addrs_start(struct event_base *base, struct dataplane *dp)
 	}
 	xa->dp = dp;
 	xa->mon = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC | SOCK_NONBLOCK);
-	if (!xa->mon || mnl_socket_bind(xa->mon, RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR,
-	                                 MNL_SOCKET_AUTOPID) < 0 ||
+	if (!xa->mon ||
+	    mnl_socket_bind(xa->mon, RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR, MNL_SOCKET_AUTOPID) <
+	        0 ||
 	    !(xa->ev = event_new(base, mnl_socket_get_fd(xa->mon), EV_READ | EV_PERSIST,
 	                         xdp_addrs_readable, xa)) ||
 	    event_add(xa->ev, NULL) != 0)

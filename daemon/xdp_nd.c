@@ -29,7 +29,7 @@
 #include "lib/clock.h"
 #include "lib/log.h"
 
-#define XDP_ND_PER_CALLBACK 64 /* frames read per wakeup, so a flood cannot hold the loop */
+#define XDP_ND_PER_CALLBACK 64  /* frames read per wakeup, so a flood cannot hold the loop */
 #define XDP_ND_FRAME_MAX    256 /* NS/NA with a few options; longer ones are truncated */
 
 struct xdp_nd_port {
@@ -73,8 +73,8 @@ static void xdp_nd_readable(evutil_socket_t fd, short what, void *arg)
 			continue; /* truncated: its checksum cannot be verified */
 		if (len < 14 || nd_parse(frame + 14, (uint32_t)len - 14, &m) != ND_OK || !m.has_lla)
 			continue;
-		neigh6_seen(np->xn->nt, np->port, m.type == ICMP6_NEIGH_ADV ? m.target : m.src, m.lla,
-		            mono_ms());
+		neigh6_seen(np->xn->nt, np->port, m.type == ICMP6_NEIGH_ADV ? m.target : m.src,
+		            m.lla, mono_ms());
 	}
 }
 

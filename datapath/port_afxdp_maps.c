@@ -31,8 +31,7 @@ static bool afxdp_key_in(const void *key, const uint8_t *keys, unsigned n, size_
 }
 
 /* Make the hash map `fd` hold exactly the n keys of ksize bytes (at most CG_XDP_LOCAL*_MAX). */
-static int afxdp_keys_replace(struct port *p, int fd, const uint8_t *keys, unsigned n,
-                              size_t ksize)
+static int afxdp_keys_replace(struct port *p, int fd, const uint8_t *keys, unsigned n, size_t ksize)
 {
 	uint8_t key[16], next[16], stale[CG_XDP_LOCAL6_MAX][16];
 	unsigned nstale = 0;
@@ -76,7 +75,8 @@ int afxdp_local6_set(struct port *p, const uint8_t (*addrs)[16], unsigned n)
 	if (!ap)
 		return -ENODEV;
 	if (n > CG_XDP_LOCAL6_MAX)
-		return afxdp_fail(p, "own IPv6 addresses", E2BIG, "more than the program's map holds");
+		return afxdp_fail(p, "own IPv6 addresses", E2BIG,
+		                  "more than the program's map holds");
 	err = afxdp_keys_replace(p, ap->local6_fd, (const uint8_t *)addrs, n, 16);
 	/*
 	 * Only now, with the program knowing which IPv6 is the router's, may it

@@ -17,13 +17,13 @@
 /* The router's own IPv6 addresses (link-local ones are passed anyway: not in the map). */
 #define CG_XDP_LOCAL6_MAX 1024
 
-#define CG_XDP_PROG_MAIN "cg_xdp"      /* the classifier attached to the netdev */
-#define CG_XDP_PROG_PUNT "cg_xdp_punt" /* XDP_PASS only: run on worker punts (live frames) */
-#define CG_XDP_MAP_XSKS  "cg_xsks"
-#define CG_XDP_MAP_LOCAL "cg_local"
+#define CG_XDP_PROG_MAIN  "cg_xdp"      /* the classifier attached to the netdev */
+#define CG_XDP_PROG_PUNT  "cg_xdp_punt" /* XDP_PASS only: run on worker punts (live frames) */
+#define CG_XDP_MAP_XSKS   "cg_xsks"
+#define CG_XDP_MAP_LOCAL  "cg_local"
 #define CG_XDP_MAP_LOCAL6 "cg_local6"
-#define CG_XDP_MAP_CONF  "cg_conf"
-#define CG_XDP_MAP_STATS "cg_stats"
+#define CG_XDP_MAP_CONF   "cg_conf"
+#define CG_XDP_MAP_STATS  "cg_stats"
 
 struct cg_xdp_conf {
 	__u8 mac[6]; /* the port's own MAC: unicast frames to anything else are another host's */
@@ -53,7 +53,8 @@ struct cg_xdp_in6 {
 	X(REDIRECT, "redirect", "transit IPv4 candidate, sent to the worker's XSK")                \
 	X(PASS_ARP, "pass-arp", "ARP, left to the kernel")                                         \
 	X(PASS_GROUP, "pass-l2-group", "Ethernet broadcast or multicast, left to the kernel")      \
-	X(PASS_NOT_IP, "pass-not-ip", "neither IPv4 nor IPv6 (VLAN-tagged, ...), left to the kernel") \
+	X(PASS_NOT_IP, "pass-not-ip",                                                              \
+	  "neither IPv4 nor IPv6 (VLAN-tagged, ...), left to the kernel")                          \
 	X(PASS_LOCAL_ONLY, "pass-local-only", "IPv4 multicast, 0/8 or 127/8 destination")          \
 	X(PASS_OWN_ADDR, "pass-own-address", "IPv4 to one of the router's addresses")              \
 	X(PASS_NO_XSK, "pass-no-xsk", "no socket on this RX queue (yet): left to the kernel")      \
@@ -62,11 +63,11 @@ struct cg_xdp_in6 {
 	X(OTHER_HOST, "other-host", "unicast for another MAC (counted l2-other-host)")             \
 	X(REDIRECT6, "redirect-ipv6", "transit IPv6 candidate, sent to the worker's XSK")          \
 	X(PASS6_OFF, "pass-ipv6-off", "IPv6 on a port without IPv6 addresses")                     \
-	X(PASS6_GROUP, "pass-ipv6-l2-group", "IPv6 to Ethernet multicast (ND, MLD, ...)")         \
-	X(PASS6_MULTICAST, "pass-ipv6-multicast", "IPv6 to a multicast address (ff00::/8)")       \
-	X(PASS6_LINK_LOCAL, "pass-ipv6-link-local", "IPv6 from or to a link-local address")       \
-	X(PASS6_OWN_ADDR, "pass-ipv6-own-address", "IPv6 to one of the router's addresses")      \
-	X(PASS6_UNDECIDED, "pass-ipv6-undecided", "shorter than an IPv6 header")                  \
+	X(PASS6_GROUP, "pass-ipv6-l2-group", "IPv6 to Ethernet multicast (ND, MLD, ...)")          \
+	X(PASS6_MULTICAST, "pass-ipv6-multicast", "IPv6 to a multicast address (ff00::/8)")        \
+	X(PASS6_LINK_LOCAL, "pass-ipv6-link-local", "IPv6 from or to a link-local address")        \
+	X(PASS6_OWN_ADDR, "pass-ipv6-own-address", "IPv6 to one of the router's addresses")        \
+	X(PASS6_UNDECIDED, "pass-ipv6-undecided", "shorter than an IPv6 header")                   \
 	X(PASS6_NO_XSK, "pass-ipv6-no-xsk", "IPv6, no socket on this RX queue (yet)")
 
 enum cg_xdp_decision {

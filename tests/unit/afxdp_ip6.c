@@ -19,8 +19,8 @@ static const uint8_t allnodes6[16] = {0xff, 0x02, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 
 static const uint8_t mac_33[6] = {0x33, 0x33, 0, 0, 0, 1};
 
 /* IPv6/UDP frame of 100 bytes, payload MAGIC and `seq`. */
-static size_t ip6_frame(uint8_t *f, const uint8_t *dst_mac, const uint8_t *src,
-                        const uint8_t *dst, uint32_t seq)
+static size_t ip6_frame(uint8_t *f, const uint8_t *dst_mac, const uint8_t *src, const uint8_t *dst,
+                        uint32_t seq)
 {
 	const size_t len = 100;
 	uint8_t *ip = f + 14, *udp = f + 54;
@@ -86,10 +86,10 @@ void test_classify6(void)
 	tport.ip6 = true;
 	CHECK(afxdp_local6_set(&tport, &own6, 1) == 0, "IPv6 on");
 	group = decision(CG_XDP_PASS6_GROUP);
-	peer_send(f, ip6_frame(f, tport.mac, peer6, transit6, 2)); /* redirect */
-	peer_send(f, ip6_frame(f, tport.mac, peer6, own6, 3));     /* own address */
-	peer_send(f, ip6_frame(f, tport.mac, peer6, ll6, 4));      /* link-local destination */
-	peer_send(f, ip6_frame(f, tport.mac, ll6, transit6, 5));   /* link-local source */
+	peer_send(f, ip6_frame(f, tport.mac, peer6, transit6, 2));  /* redirect */
+	peer_send(f, ip6_frame(f, tport.mac, peer6, own6, 3));      /* own address */
+	peer_send(f, ip6_frame(f, tport.mac, peer6, ll6, 4));       /* link-local destination */
+	peer_send(f, ip6_frame(f, tport.mac, ll6, transit6, 5));    /* link-local source */
 	peer_send(f, ip6_frame(f, tport.mac, peer6, allnodes6, 6)); /* ff02::1, unicast MAC */
 	peer_send(f, ip6_frame(f, mac_33, peer6, transit6, 7));     /* Ethernet multicast */
 	ip6_frame(f, tport.mac, peer6, transit6, 8);
