@@ -28,6 +28,7 @@
 #include "daemon/service.h"
 #include "daemon/xdp_addrs.h"
 #include "daemon/xdp_arp.h"
+#include "daemon/xdp_nd.h"
 #include "datapath/port_afxdp.h"
 #include "lib/clock.h"
 #include "lib/log.h"
@@ -343,6 +344,7 @@ static int run(struct options *o, struct cfg *cfg)
 	                      .start_ms = realtime_ms()};
 	struct xdp_addrs *xdp = NULL;
 	struct xdp_arp *xdp_arp = NULL;
+	struct xdp_nd *xdp_nd = NULL;
 	int rc = 1;
 
 	if (netdev_ip_forward_get() == 1)
@@ -373,7 +375,8 @@ static int run(struct options *o, struct cfg *cfg)
 		goto out;
 	/* Before any worker runs: frames to our addresses go to the kernel from the first. */
 	xdp = xdp_addrs_start(ctl.base, &dp);
-	if (xdp_arp_start(ctl.base, &dp, ctl.neigh, &xdp_arp) != 0)
+	if (xdp_arp_start(ctl.base, &dp, ctl.neigh, &xdp_arp) != 0 ||
+	    xdp_nd_start(ctl.base, &dp, ctl.neigh6, &xdp_nd) != 0)
 		goto out;
 	int failed = routes_apply_config(ctl.rib, cfg);
 	failed += routes6_apply_config(ctl.rib6, &dp, cfg);
@@ -421,6 +424,7 @@ out:
 	mgmt_stop(&ctl);
 	xdp_addrs_stop(xdp);
 	xdp_arp_stop(xdp_arp);
+	xdp_nd_stop(xdp_nd);
 	if (ctl.atm)
 		control_snmp_stop(&ctl);
 	ports_close(&dp);

@@ -33,11 +33,6 @@ void routes6_ports_setup(struct dataplane *dp, const struct cfg *cfg)
 		dp->ports[p].ip6 = cp->naddrs6 > 0;
 		if (cp->naddrs6)
 			memcpy(dp->ports[p].ip6_addr, cp->addrs6[0].addr, 16);
-		/* Its XDP program redirects IPv4 transit only (datapath/xdp). */
-		if (cp->naddrs6 && dp->ports[p].ops == &port_afxdp_ops)
-			log_warnx("port %s: driver afxdp passes received IPv6 to the kernel: IPv6 "
-			          "is routed out of this port but not forwarded from it",
-			          dp->ports[p].name);
 	}
 }
 

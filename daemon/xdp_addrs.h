@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* The router's own IPv4 addresses, kept current in the afxdp ports' XDP programs. */
+/* The router's own IPv4 and IPv6 addresses, kept current in the afxdp ports' XDP programs. */
 #ifndef CELLGATE_DAEMON_XDP_ADDRS_H
 #define CELLGATE_DAEMON_XDP_ADDRS_H
 
@@ -10,7 +10,7 @@
 struct xdp_addrs;
 
 /*
- * Fill every afxdp port's map with the namespace's IPv4 addresses now and
+ * Fill every afxdp port's maps with the namespace's IPv4 and IPv6 addresses now and
  * whenever they change (netlink, on `base`). NULL when no port is afxdp,
  * or out of memory (logged).
  */

@@ -29,6 +29,14 @@ bool afxdp_built(void);
  */
 int afxdp_local_set(struct port *p, const uint32_t *addrs, unsigned n);
 
+/*
+ * The same for the router's IPv6 addresses (as on the wire); then, if the
+ * port forwards IPv6 (p->ip6), the program starts redirecting transit IPv6
+ * to the workers (until then it passes all IPv6 to the kernel). 0 or a
+ * negative errno (logged); -ENODEV if `p` has no afxdp queue open.
+ */
+int afxdp_local6_set(struct port *p, const uint8_t (*addrs)[16], unsigned n);
+
 /* The program's decision counters of port `p`, summed over CPUs: 0 or a negative errno. */
 int afxdp_decisions(const struct port *p, struct cg_xdp_ctr out[CG_XDP__MAX]);
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The afxdp driver's maps seen from the control thread: the router's own
- * addresses (written), the program's decision counters (read and folded
+ * IPv4 and IPv6 addresses (written), the program's decision counters (read and folded
  * into the port's counters for the stats snapshot).
  */
 #include <arpa/inet.h>
@@ -22,42 +22,73 @@ static struct afxdp_port *afxdp_of(const struct port *p)
 	return p->ops == &port_afxdp_ops ? p->drv : NULL;
 }
 
-static bool afxdp_addr_in(uint32_t a_be, const uint32_t *addrs, unsigned n)
+static bool afxdp_key_in(const void *key, const uint8_t *keys, unsigned n, size_t ksize)
 {
 	for (unsigned i = 0; i < n; i++)
-		if (htonl(addrs[i]) == a_be)
+		if (memcmp(key, keys + i * ksize, ksize) == 0)
 			return true;
 	return false;
+}
+
+/* Make the hash map `fd` hold exactly the n keys of ksize bytes (at most CG_XDP_LOCAL*_MAX). */
+static int afxdp_keys_replace(struct port *p, int fd, const uint8_t *keys, unsigned n, size_t ksize)
+{
+	uint8_t key[16], next[16], stale[CG_XDP_LOCAL6_MAX][16];
+	unsigned nstale = 0;
+	uint8_t one = 1;
+	void *cur = NULL;
+
+	/* Collect first: deleting while walking with get_next_key could restart the walk. */
+	while (nstale < CG_XDP_LOCAL6_MAX && bpf_map_get_next_key(fd, cur, next) == 0) {
+		if (!afxdp_key_in(next, keys, n, ksize))
+			memcpy(stale[nstale++], next, ksize);
+		memcpy(key, next, ksize);
+		cur = key;
+	}
+	for (unsigned i = 0; i < nstale; i++)
+		bpf_map_delete_elem(fd, stale[i]);
+	for (unsigned i = 0; i < n; i++)
+		if (bpf_map_update_elem(fd, keys + i * ksize, &one, BPF_ANY) != 0)
+			return afxdp_fail(p, "adding an own address to the XDP map", errno, NULL);
+	return 0;
 }
 
 int afxdp_local_set(struct port *p, const uint32_t *addrs, unsigned n)
 {
 	struct afxdp_port *ap = afxdp_of(p);
-	uint32_t key, next, stale[CG_XDP_LOCAL_MAX];
-	unsigned nstale = 0;
-	uint8_t one = 1;
-	void *cur = NULL;
+	uint32_t be[CG_XDP_LOCAL_MAX];
 
 	if (!ap)
 		return -ENODEV;
 	if (n > CG_XDP_LOCAL_MAX)
 		return afxdp_fail(p, "own addresses", E2BIG, "more than the program's map holds");
-	/* Collect first: deleting while walking with get_next_key could restart the walk. */
-	while (nstale < CG_XDP_LOCAL_MAX && bpf_map_get_next_key(ap->local_fd, cur, &next) == 0) {
-		if (!afxdp_addr_in(next, addrs, n))
-			stale[nstale++] = next;
-		key = next;
-		cur = &key;
-	}
-	for (unsigned i = 0; i < nstale; i++)
-		bpf_map_delete_elem(ap->local_fd, &stale[i]);
-	for (unsigned i = 0; i < n; i++) {
-		uint32_t a = htonl(addrs[i]);
+	for (unsigned i = 0; i < n; i++)
+		be[i] = htonl(addrs[i]);
+	return afxdp_keys_replace(p, ap->local_fd, (const uint8_t *)be, n, sizeof(be[0]));
+}
 
-		if (bpf_map_update_elem(ap->local_fd, &a, &one, BPF_ANY) != 0)
-			return afxdp_fail(p, "adding an own address to the XDP map", errno, NULL);
+int afxdp_local6_set(struct port *p, const uint8_t (*addrs)[16], unsigned n)
+{
+	struct afxdp_port *ap = afxdp_of(p);
+	int err;
+
+	if (!ap)
+		return -ENODEV;
+	if (n > CG_XDP_LOCAL6_MAX)
+		return afxdp_fail(p, "own IPv6 addresses", E2BIG,
+		                  "more than the program's map holds");
+	err = afxdp_keys_replace(p, ap->local6_fd, (const uint8_t *)addrs, n, 16);
+	/*
+	 * Only now, with the program knowing which IPv6 is the router's, may it
+	 * redirect transit IPv6 (before: all IPv6 to the kernel). A failed update
+	 * leaves it off: the kernel answering for a missing address beats the
+	 * worker punting it.
+	 */
+	if (!err && ap->ipv6 != p->ip6) {
+		ap->ipv6 = p->ip6;
+		err = afxdp_conf_write(ap);
 	}
-	return 0;
+	return err;
 }
 
 int afxdp_decisions(const struct port *p, struct cg_xdp_ctr out[CG_XDP__MAX])
@@ -85,10 +116,16 @@ void afxdp_counters_add(const struct port *p, struct port_counters *c)
 	if (afxdp_decisions(p, d) != 0)
 		return;
 	for (unsigned i = 0; i < CG_XDP__MAX; i++) {
-		if (i == CG_XDP_REDIRECT) /* the worker counts what reaches it */
+		if (i == CG_XDP_REDIRECT || i == CG_XDP_REDIRECT6) /* the worker counts those */
 			continue;
 		c->rx_packets += d[i].packets;
 		c->rx_octets += d[i].bytes;
+		if (CG_XDP_IS_PASS6(i)) {
+			/* IPv6 octets without the Ethernet header; every such frame has one. */
+			c->ip6_in_packets += d[i].packets;
+			c->ip6_in_octets += d[i].bytes - 14 * d[i].packets;
+			c->ip6_to_kernel += d[i].packets;
+		}
 		if (i == CG_XDP_RUNT)
 			c->drops[DROP_L2_RUNT] += d[i].packets;
 		else if (i == CG_XDP_OTHER_HOST)

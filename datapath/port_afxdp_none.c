@@ -76,6 +76,11 @@ int afxdp_local_set(struct port *p, const uint32_t *addrs, unsigned n)
 	return -ENODEV;
 }
 
+int afxdp_local6_set(struct port *p, const uint8_t (*addrs)[16], unsigned n)
+{
+	return -ENODEV;
+}
+
 int afxdp_decisions(const struct port *p, struct cg_xdp_ctr out[CG_XDP__MAX])
 {
 	memset(out, 0, sizeof(out[0]) * CG_XDP__MAX);

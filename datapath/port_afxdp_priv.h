@@ -56,7 +56,8 @@ struct afxdp_port {
 	struct bpf_object *obj;
 	int prog_fd;
 	int punt_fd;
-	int xsks_fd, local_fd, conf_fd, stats_fd;
+	int xsks_fd, local_fd, local6_fd, conf_fd, stats_fd;
+	bool ipv6;      /* cg_conf.ipv6: redirecting transit IPv6 (cg_local6 filled) */
 	int link_fd;    /* the BPF link holding the program on the netdev, -1 before the attach */
 	int promisc_fd; /* holds the netdev's promiscuity (setting promiscuous), or -1 */
 	unsigned nopen; /* queues open on it */
@@ -105,6 +106,8 @@ int afxdp_fail(const struct port *p, const char *what, int err, const char *fix)
 int afxdp_port_get(struct port *p, struct afxdp_port **out);
 void afxdp_port_put(struct afxdp_port *ap);
 int afxdp_port_attach(struct afxdp_port *ap);
+/* Write cg_conf from the port (MAC, ap->ipv6): 0 or a negative errno (logged). */
+int afxdp_conf_write(struct afxdp_port *ap);
 const char *afxdp_obj_path(void);
 
 /* port_afxdp_io.c: the per-burst operations (no allocation, lock or log per packet). */

@@ -112,19 +112,20 @@ static int afxdp_load(struct afxdp_port *ap)
 	ap->punt_fd = afxdp_prog_fd(ap, CG_XDP_PROG_PUNT);
 	ap->xsks_fd = afxdp_map_fd(ap, CG_XDP_MAP_XSKS);
 	ap->local_fd = afxdp_map_fd(ap, CG_XDP_MAP_LOCAL);
+	ap->local6_fd = afxdp_map_fd(ap, CG_XDP_MAP_LOCAL6);
 	ap->conf_fd = afxdp_map_fd(ap, CG_XDP_MAP_CONF);
 	ap->stats_fd = afxdp_map_fd(ap, CG_XDP_MAP_STATS);
 	if (ap->prog_fd < 0 || ap->punt_fd < 0 || ap->xsks_fd < 0 || ap->local_fd < 0 ||
-	    ap->conf_fd < 0 || ap->stats_fd < 0)
+	    ap->local6_fd < 0 || ap->conf_fd < 0 || ap->stats_fd < 0)
 		return afxdp_fail(p, path, ENOENT,
 		                  "not cellgate's XDP object: a program or map is "
 		                  "missing");
 	return 0;
 }
 
-static int afxdp_conf_write(struct afxdp_port *ap)
+int afxdp_conf_write(struct afxdp_port *ap)
 {
-	struct cg_xdp_conf conf = {.ready = 1};
+	struct cg_xdp_conf conf = {.ready = 1, .ipv6 = ap->ipv6};
 	uint32_t zero = 0;
 
 	memcpy(conf.mac, ap->port->mac, 6);

@@ -151,13 +151,6 @@ def echo_replies(p):
     return int(m.group(2)) if m and m.group(1) == m.group(2) else 0
 
 
-def forwards_ipv6():
-    """Whether this driver's ports forward IPv6 they receive (routes6.c:
-    afxdp's XDP program redirects IPv4 transit only and passes IPv6 to the
-    kernel, so with it the FIB6 is checked, the traffic is not)."""
-    return lab.DRIVER != "afxdp"
-
-
 class Host128:
     """An extra IPv6 /128 on a host's loopback (a destination in a routed prefix)."""
 
@@ -703,16 +696,9 @@ def test_ipv6_route_lands_in_fib6_and_withdraws(topo, cg, zebra):
     assert fib6_frr(cg) == f0
 
 
-def need_ipv6_forwarding():
-    if not forwards_ipv6():
-        pytest.skip("traffic: driver afxdp passes received IPv6 to the kernel "
-                    "(its XDP program redirects IPv4 transit only, routes6.c)")
-
-
 def test_ipv6_route_forwards_then_no_route(topo, cg, zebra):
     """h1 reaches h2's address in FRR's 2001:db8:77::/48 through cellgated;
     after `no ipv6 route` cellgated answers no-route."""
-    need_ipv6_forwarding()
     in_sync6(cg, zebra)
     n0 = installed6(cg)
     gw = lab.HOSTS6["h2"][0]
@@ -743,7 +729,6 @@ def rx(topo, host):
 def test_ipv6_frr_wins_over_static6(topo, cg, zebra):
     """cellgated's static-route6 sends 2001:db8:78::/48 to h2; FRR's route
     to h3 wins, and withdrawing it brings the static route back."""
-    need_ipv6_forwarding()
     in_sync6(cg, zebra)
     n0 = installed6(cg)
     dst = "2001:db8:78::1"
@@ -797,12 +782,11 @@ def test_ipv6_link_local_gateway(topo, cg, zebra):
             s = wait_fpm(cg, lambda s: s["routes"]["ipv6-installed"] == n0 + 1, 10)
             assert s, fpm(cg)
             assert s["rejected"]["link-local-no-oif"] == 0, s["rejected"]
-            if forwards_ipv6():
-                ping6(topo, "h1", "2001:db8:79::1", wait=2)
-                p = ping6(topo, "h1", "2001:db8:79::1", count=5)
-                assert " 0% packet loss" in p.stdout, p.stdout
-                found = [n for n in cg.stats()["neighbors6"] if n["address"] == ll]
-                assert found and found[0]["port"] == "eth1", cg.stats()["neighbors6"]
+            ping6(topo, "h1", "2001:db8:79::1", wait=2)
+            p = ping6(topo, "h1", "2001:db8:79::1", count=5)
+            assert " 0% packet loss" in p.stdout, p.stdout
+            found = [n for n in cg.stats()["neighbors6"] if n["address"] == ll]
+            assert found and found[0]["port"] == "eth1", cg.stats()["neighbors6"]
         finally:
             zebra.configure("no ipv6 route 2001:db8:79::/48 %s r-h2" % ll)
         assert wait_fpm(cg, lambda s: s["routes"]["ipv6-installed"] == n0, 10)

@@ -25,6 +25,9 @@ from conftest import start_router
 port = lab.port_of
 delta = lab.counter_delta
 
+# Both drivers: afxdp's XDP program redirects transit IPv6 to the XSK too.
+LAB_DRIVERS = lab.DRIVERS_ALL
+
 
 @pytest.fixture(scope="module")
 def topo_options():

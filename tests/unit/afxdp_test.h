@@ -28,6 +28,9 @@ uint64_t decision(unsigned d);
 /* Wait up to 1 s for decision d to reach `want`; returns its value. */
 uint64_t decision_wait(unsigned d, uint64_t want);
 
+/* afxdp_ip6.c */
+void test_classify6(void);
+
 /* afxdp_errors.c */
 void test_no_native_xdp(void);
 void test_mtu_limits(void);

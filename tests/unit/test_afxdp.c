@@ -169,7 +169,7 @@ static void test_classify(void)
 	peer_send(f, ip_frame(f, tport.mac, 0xe0000005u, 5, 100));   /* 224.0.0.5 */
 	peer_send(f, ip_frame(f, mac_bcast, TRANSIT_ADDR, 6, 100));  /* L2 broadcast */
 	peer_send(f, ip_frame(f, mac_other, TRANSIT_ADDR, 7, 100));  /* other host */
-	frame_make(f, tport.mac, mac1, 8, 100);                      /* not IPv4 */
+	frame_make(f, tport.mac, mac1, 8, 100);                      /* not IP */
 	peer_send(f, 100);
 	ip_frame(f, tport.mac, TRANSIT_ADDR, 9, 60);
 	f[12] = 0x08, f[13] = 0x06; /* ARP ethertype, unicast to us */
@@ -188,7 +188,7 @@ static void test_classify(void)
 	CHECK(decision(CG_XDP_PASS_LOCAL_ONLY) == 1, "multicast destination");
 	CHECK(decision(CG_XDP_PASS_GROUP) >= 1, "broadcast");
 	CHECK(decision(CG_XDP_OTHER_HOST) == 1, "other host");
-	CHECK(decision(CG_XDP_PASS_NOT_IPV4) == 1, "not IPv4");
+	CHECK(decision(CG_XDP_PASS_NOT_IP) == 1, "neither IPv4 nor IPv6");
 	CHECK(decision(CG_XDP_PASS_ARP) == 1, "ARP");
 	CHECK(decision(CG_XDP_RUNT) == 0 && decision(CG_XDP_PASS_NOT_READY) == 0, "none early");
 
@@ -384,6 +384,7 @@ int main(void)
 	peer_open();
 	test_open();
 	test_classify();
+	test_classify6();
 	test_own_address_and_punt();
 	test_xsk_tx();
 	test_rx_recycle();
