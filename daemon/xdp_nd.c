@@ -71,10 +71,14 @@ static void xdp_nd_readable(evutil_socket_t fd, short what, void *arg)
 			return;
 		if (len > (ssize_t)sizeof(frame))
 			continue; /* truncated: its checksum cannot be verified */
-		if (len < 14 || nd_parse(frame + 14, (uint32_t)len - 14, &m) != ND_OK || !m.has_lla)
+		/* As worker_nd_snoop: an NA may omit its target link-layer option
+		 * (Linux does, answering a unicast NS); a solicitation without a
+		 * source link-layer option has nothing to learn (RFC 4861 7.2.3). */
+		if (len < 14 || nd_parse(frame + 14, (uint32_t)len - 14, &m) != ND_OK ||
+		    (m.type == ICMP6_NEIGH_SOL && !m.has_lla))
 			continue;
 		neigh6_seen(np->xn->nt, np->port, m.type == ICMP6_NEIGH_ADV ? m.target : m.src,
-		            m.lla, mono_ms());
+		            m.has_lla ? m.lla : NULL, m.type, m.flags, mono_ms());
 	}
 }
 
