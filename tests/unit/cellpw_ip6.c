@@ -23,21 +23,12 @@
 #include "lib/wire.h"
 #include "tests/unit/cellpw_check.h"
 #include "tests/unit/check.h"
+#include "tests/unit/check_ip6.h"
 
 #define LEN6 100 /* an IPv6/UDP packet: 40 + 60 */
 
 static const uint8_t sender_mac[6] = {0x02, 0xaa, 0, 0, 0, 0x06};
 static const uint8_t gw_mac[6] = {0x02, 0xbb, 0, 0, 0, 0x06};
-
-static const uint8_t *a6(const char *s)
-{
-	static uint8_t buf[8][16];
-	static unsigned next;
-	uint8_t *a = buf[next++ % 8];
-
-	CHECK(inet_pton(AF_INET6, s, a) == 1);
-	return a;
-}
 
 static uint64_t no_seed(void *arg, uint16_t port, uint32_t ip)
 {

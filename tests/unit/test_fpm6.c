@@ -14,6 +14,7 @@
 #include "daemon/fpm_table.h"
 #include "daemon/rib6.h"
 #include "tests/unit/check.h"
+#include "tests/unit/check_ip6.h"
 #include "tests/unit/fpm_build.h"
 
 /* Ports eth0..eth2 on ifindex 11..13; ifindex 99 is some netdev cellgated does not own. */
@@ -24,16 +25,6 @@ static struct dataplane dp;
 static struct rib *rib;
 static struct rib6 *r6;
 static struct fpm_table *tab;
-
-static const uint8_t *a6(const char *s)
-{
-	static uint8_t buf[16][16];
-	static unsigned next;
-	uint8_t *a = buf[next++ % 16];
-
-	CHECK(inet_pton(AF_INET6, s, a) == 1);
-	return a;
-}
 
 static uint64_t seed4(void *arg, uint16_t port, uint32_t ip)
 {

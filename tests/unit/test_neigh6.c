@@ -18,6 +18,7 @@
 #include "datapath/icmp6.h"
 #include "datapath/nd.h"
 #include "tests/unit/check.h"
+#include "tests/unit/check_ip6.h"
 
 #define S ND_NA_SOLICITED
 #define O ND_NA_OVERRIDE
@@ -38,16 +39,6 @@ static struct {
 	uint8_t frame[ND_FRAME_MAX];
 	uint32_t len;
 } sent;
-
-static const uint8_t *a6(const char *s)
-{
-	static uint8_t buf[8][16];
-	static unsigned next;
-	uint8_t *a = buf[next++ % 8];
-
-	CHECK(inet_pton(AF_INET6, s, a) == 1);
-	return a;
-}
 
 static int capture(void *arg, uint16_t port, const uint8_t *frame, uint32_t len)
 {

@@ -13,21 +13,12 @@
 #include "daemon/rib6.h"
 #include "daemon/routes6.h"
 #include "tests/unit/check.h"
+#include "tests/unit/check_ip6.h"
 
 static struct dataplane dp;
 static struct rib *rib;
 static struct rib6 *r6;
 static const uint8_t mac[6] = {0x02, 0xbb, 0, 0, 0, 0x02};
-
-static const uint8_t *a6(const char *s)
-{
-	static uint8_t buf[8][16];
-	static unsigned next;
-	uint8_t *a = buf[next++ % 8];
-
-	CHECK(inet_pton(AF_INET6, s, a) == 1);
-	return a;
-}
 
 static uint64_t seed(void *arg, uint16_t port, const uint8_t ip[16])
 {

@@ -22,6 +22,7 @@
 #include "datapath/nd.h"
 #include "lib/clock.h"
 #include "tests/unit/check.h"
+#include "tests/unit/check_ip6.h"
 #include "tests/unit/fib_env.h"
 #include "tests/unit/port_fake.h"
 
@@ -29,16 +30,6 @@ static struct dataplane dp;
 static const uint8_t host_mac[6] = {0x02, 0xaa, 0, 0, 0, 0x01};
 static const uint8_t gw_mac[6] = {0x02, 0xbb, 0, 0, 0, 0x02};
 static const uint8_t gw2_mac[6] = {0x02, 0xbb, 0, 0, 0, 0x03};
-
-static const uint8_t *a6(const char *s)
-{
-	static uint8_t buf[8][16];
-	static unsigned next;
-	uint8_t *a = buf[next++ % 8];
-
-	CHECK(inet_pton(AF_INET6, s, a) == 1);
-	return a;
-}
 
 struct f6 {
 	const char *src, *dst;
