@@ -399,6 +399,21 @@ static int stream_start(struct restconf *rc, struct evhttp_request *req, const c
 	return 0;
 }
 
+/*
+ * A route list reply: HEAD gets the headers only (RFC 9110 9.3.2),
+ * otherwise the list is streamed between head and tail. 0, or -1 when
+ * out of memory and nothing was sent.
+ */
+static int stream_reply(struct restconf *rc, struct evhttp_request *req, const char *head,
+                        const char *tail, struct rc_stream *s)
+{
+	if (evhttp_request_get_command(req) == EVHTTP_REQ_HEAD) {
+		rc_reply(req, 200, s->xml ? RC_YANG_XML : RC_YANG_JSON, NULL, 0);
+		return 0;
+	}
+	return stream_start(rc, req, head, tail, s);
+}
+
 void rc_streams_stop(struct restconf *rc)
 {
 	/* evhttp_free frees the requests with their connections: only ours go here. */
@@ -476,11 +491,7 @@ void rc_routes_get(struct restconf *rc, struct evhttp_request *req, const struct
 		key_str(rc->be.routes_skip(rc->be.arg, s.from, s.to, page), buf, sizeof(buf));
 		evhttp_add_header(hdr, "Cellgate-Next-Cursor", buf);
 	}
-	if (evhttp_request_get_command(req) == EVHTTP_REQ_HEAD) {
-		rc_reply(req, 200, xml ? RC_YANG_XML : RC_YANG_JSON, NULL, 0);
-		return;
-	}
-	if (stream_start(rc, req, xml ? "<data xmlns=\"" RC_NS "\">" : "{\"cellgate:route\":[",
+	if (stream_reply(rc, req, xml ? "<data xmlns=\"" RC_NS "\">" : "{\"cellgate:route\":[",
 	                 xml ? "</data>\n" : "]}\n", &s) != 0) {
 		rc_err_set(&err, 500, "operation-failed", NULL, "out of memory");
 		rc_reply_error(req, &err);
@@ -502,12 +513,7 @@ int rc_stream_spliced(struct restconf *rc, struct evhttp_request *req, const cha
 	stream_family(&s, v6);
 	if (!(head = strndup(text, hl)))
 		return -1;
-	if (evhttp_request_get_command(req) == EVHTTP_REQ_HEAD) {
-		free(head);
-		rc_reply(req, 200, xml ? RC_YANG_XML : RC_YANG_JSON, NULL, 0);
-		return 0;
-	}
-	rv = stream_start(rc, req, head, tail, &s);
+	rv = stream_reply(rc, req, head, tail, &s);
 	free(head);
 	return rv;
 }
@@ -524,11 +530,7 @@ void rc_routes6_get(struct restconf *rc, struct evhttp_request *req, unsigned de
 		rc_reply_error(req, &err);
 		return;
 	}
-	if (evhttp_request_get_command(req) == EVHTTP_REQ_HEAD) {
-		rc_reply(req, 200, xml ? RC_YANG_XML : RC_YANG_JSON, NULL, 0);
-		return;
-	}
-	if (stream_start(rc, req, xml ? "<data xmlns=\"" RC_NS "\">" : "{\"cellgate:route6\":[",
+	if (stream_reply(rc, req, xml ? "<data xmlns=\"" RC_NS "\">" : "{\"cellgate:route6\":[",
 	                 xml ? "</data>\n" : "]}\n", &s) != 0) {
 		rc_err_set(&err, 500, "operation-failed", NULL, "out of memory");
 		rc_reply_error(req, &err);
