@@ -20,6 +20,7 @@
 #define CFG_ECMP_MAX  16  /* next hops per static route */
 #define CFG_SUBIF_MAX 64  /* ATM subinterfaces in all; with the ports at most PORT_MAX */
 #define CFG_PVC_MAX   256 /* PVCs in all */
+#define CFG_PEER6_MAX 8   /* ipv6-peer-address entries per PVC */
 
 struct cfg_addr4 {
 	uint32_t addr;
@@ -84,6 +85,9 @@ struct cfg_pvc {
 	bool inatmarp;                 /* send InATMARP; default: llc-snap on multipoint */
 	uint32_t inatmarp_interval_ms; /* default 900000 (15 min, RFC 2225 8.5.1) */
 	uint32_t peer_addr;            /* static IPv4 map (host order), 0 = none */
+	/* ipv6-peer-address: static IPv6 map of a multipoint subinterface (RFC 2492 §3). */
+	unsigned npeers6;
+	uint8_t peers6[CFG_PEER6_MAX][16]; /* network order, in configuration order */
 	char pcap[256]; /* capture AAL5 SDUs to this file of the capture directory, "" = off */
 };
 

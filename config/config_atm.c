@@ -5,6 +5,7 @@
  * tree into struct cfg. The schema has checked types, ranges, when/must and
  * list keys; the checks that span lists are in config_atm_check.c.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,6 +129,26 @@ static int cfg_check_queue(const struct cfg_pstate *ps, const struct cfg_pvc *v,
 	                     v->queue_cells, sdu, aal5_cells(sdu));
 }
 
+/* The ipv6-peer-address leaf-list, in configuration order (the schema bounds it to 8). */
+static int cfg_fill_peers6(const struct cfg_pstate *ps, struct cfg_pvc *v,
+                           const struct lyd_node *vn)
+{
+	const struct lyd_node *n;
+
+	LY_LIST_FOR(lyd_child(vn), n)
+	{
+		if (strcmp(n->schema->name, "ipv6-peer-address"))
+			continue;
+		if (v->npeers6 == CFG_PEER6_MAX)
+			return cfg_node_errf(ps, n, "more than %d ipv6-peer-address on one PVC",
+			                     CFG_PEER6_MAX);
+		if (inet_pton(AF_INET6, lyd_get_value(n), v->peers6[v->npeers6]) != 1)
+			return cfg_node_errf(ps, n, "%s is not an IPv6 address", lyd_get_value(n));
+		v->npeers6++;
+	}
+	return 0;
+}
+
 static int cfg_fill_pvc(const struct cfg_pstate *ps, struct cfg *cfg, unsigned subif,
                         const struct lyd_node *vn)
 {
@@ -154,6 +175,8 @@ static int cfg_fill_pvc(const struct cfg_pstate *ps, struct cfg *cfg, unsigned s
 			return cfg_node_errf(ps, peer, "%s is not a unicast address",
 			                     lyd_get_value(peer));
 	}
+	if ((rc = cfg_fill_peers6(ps, v, vn)) != 0)
+		return rc;
 	/* The schema bounds the path to 255 characters. */
 	if (!cfg_copy(v->pcap, sizeof(v->pcap), cfg_str(vn, "capture-file")))
 		return cfg_node_errf(ps, vn, "capture-file too long");

@@ -16,7 +16,10 @@ int cfg_atm_check_name(const struct cfg_pstate *ps, const struct cfg *cfg,
 
 /*
  * PVC v, not yet counted in cfg->npvcs, against those before it: VPI/VCI
- * unique per ATM port (across its subinterfaces), capture files unique.
+ * unique per ATM port (across its subinterfaces), capture files unique;
+ * its ipv6-peer-address entries unicast, on the subinterface's prefixes or
+ * link-local, none the subinterface's own, none mapped by an earlier PVC of
+ * the subinterface.
  */
 int cfg_atm_check_pvc(const struct cfg_pstate *ps, const struct cfg *cfg, const struct cfg_pvc *v,
                       const struct lyd_node *vn);

@@ -7,6 +7,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "config/config_atm.h"
@@ -37,10 +38,81 @@ int cfg_atm_check_name(const struct cfg_pstate *ps, const struct cfg *cfg,
 	return 0;
 }
 
+/* Whether a and b agree on their first plen bits. */
+static bool addr6_in(const uint8_t a[16], const uint8_t b[16], unsigned plen)
+{
+	unsigned whole = plen / 8, rest = plen % 8;
+
+	if (memcmp(a, b, whole))
+		return false;
+	return !rest || !((a[whole] ^ b[whole]) & (uint8_t)(0xff << (8 - rest)));
+}
+
+static bool addr6_link_local(const uint8_t a[16])
+{
+	return a[0] == 0xfe && (a[1] & 0xc0) == 0x80; /* fe80::/10, RFC 4291 2.5.6 */
+}
+
+/*
+ * What a map entry of s can be: a unicast neighbour on one of s's prefixes
+ * (the next hops a route through s can name), or link-local (on every
+ * link: OSPFv3 and BGP unnumbered name those). Not one of our addresses.
+ */
+static const char *peer6_refused(const struct cfg_subif *s, const uint8_t a[16])
+{
+	static const uint8_t zero[16];
+	bool on_prefix = false;
+
+	if (a[0] == 0xff)
+		return "is a multicast address";
+	if (!memcmp(a, zero, 15) && a[15] <= 1)
+		return "is the unspecified or the loopback address";
+	for (unsigned i = 0; i < s->naddrs6; i++) {
+		if (!memcmp(s->addrs6[i].addr, a, 16))
+			return "is an address of the subinterface itself";
+		on_prefix = on_prefix || addr6_in(s->addrs6[i].addr, a, s->addrs6[i].plen);
+	}
+	if (!on_prefix && !addr6_link_local(a))
+		return "is on none of the subinterface's IPv6 prefixes (nor link-local): no "
+		       "next hop through the subinterface can have it";
+	return NULL;
+}
+
+/* Entry j of v's map against v's subinterface and the PVCs of that subinterface before v. */
+static int check_peer6(const struct cfg_pstate *ps, const struct cfg *cfg, const struct cfg_pvc *v,
+                       unsigned j, const struct lyd_node *vn)
+{
+	const struct cfg_subif *s = &cfg->subifs[v->subif];
+	const char *why = peer6_refused(s, v->peers6[j]);
+	char b[INET6_ADDRSTRLEN];
+
+	inet_str(AF_INET6, v->peers6[j], b, sizeof(b));
+	if (why)
+		return cfg_node_errf(ps, vn, "ipv6-peer-address %s %s", b, why);
+	for (unsigned i = 0; i < cfg->npvcs; i++) {
+		const struct cfg_pvc *o = &cfg->pvcs[i];
+
+		if (o->subif != v->subif)
+			continue;
+		for (unsigned k = 0; k < o->npeers6; k++)
+			if (!memcmp(o->peers6[k], v->peers6[j], 16))
+				return cfg_node_errf(ps, vn,
+				                     "ipv6-peer-address %s is already mapped to PVC "
+				                     "%u/%u of subinterface %s: a next hop has one VC",
+				                     b, o->vpi, o->vci, s->name);
+	}
+	return 0;
+}
+
 int cfg_atm_check_pvc(const struct cfg_pstate *ps, const struct cfg *cfg, const struct cfg_pvc *v,
                       const struct lyd_node *vn)
 {
 	const struct cfg_pvc *o;
+	int rc;
+
+	for (unsigned j = 0; j < v->npeers6; j++)
+		if ((rc = check_peer6(ps, cfg, v, j, vn)) != 0)
+			return rc;
 
 	for (unsigned i = 0; i < cfg->npvcs; i++) {
 		o = &cfg->pvcs[i];

@@ -55,6 +55,14 @@ static void print_pvc(FILE *out, const struct cfg_pvc *v)
 	        v->inatmarp_interval_ms);
 	if (v->peer_addr)
 		fprintf(out, ",\n" PVC_IND "\"peer-address\": \"%s\"", ip4_str(v->peer_addr, ip));
+	for (unsigned i = 0; i < v->npeers6; i++) {
+		char b[INET6_ADDRSTRLEN];
+
+		fprintf(out, "%s\"%s\"", i ? ", " : ",\n" PVC_IND "\"ipv6-peer-address\": [",
+		        inet_str(AF_INET6, v->peers6[i], b, sizeof(b)));
+	}
+	if (v->npeers6)
+		fputc(']', out);
 	if (v->pcap[0]) {
 		fprintf(out, ",\n" PVC_IND "\"capture-file\": ");
 		json_str(out, v->pcap);

@@ -186,5 +186,7 @@ bool cfg_pvc_same(const struct cfg_pvc *a, const struct cfg_pvc *b)
 	       a->oam_interval_ms == b->oam_interval_ms && a->oam_retry_ms == b->oam_retry_ms &&
 	       a->oam_down_count == b->oam_down_count && a->oam_up_count == b->oam_up_count &&
 	       a->inatmarp == b->inatmarp && a->inatmarp_interval_ms == b->inatmarp_interval_ms &&
-	       a->peer_addr == b->peer_addr && !strcmp(a->pcap, b->pcap);
+	       a->peer_addr == b->peer_addr && a->npeers6 == b->npeers6 &&
+	       !memcmp(a->peers6, b->peers6, sizeof(a->peers6[0]) * a->npeers6) &&
+	       !strcmp(a->pcap, b->pcap);
 }

@@ -21,6 +21,7 @@
 
 struct event_base;
 struct atm_ctl;
+struct neigh6_table;
 
 /* Allocate; NULL on out of memory. */
 struct atm_ctl *atm_new(struct dataplane *dp, const struct cfg *cfg);
@@ -38,6 +39,13 @@ int atm_subif_setup(struct atm_ctl *a, unsigned s);
 
 /* Control thread: TUN readers, neighbour resolvers. Before neigh_open. */
 int atm_start(struct atm_ctl *a, struct event_base *base, struct neigh_table *nt);
+
+/*
+ * IPv6 next hops of multipoint subinterfaces with IPv6 addresses come from
+ * their PVCs' ipv6-peer-address map (atm_map6.c), not from neighbour
+ * discovery. After routes6_ports_setup, before neigh6_open.
+ */
+void atm_start6(struct atm_ctl *a, struct neigh6_table *nt6);
 
 /* Drain the ATM ports' event rings (call every tick). */
 void atm_poll_events(struct atm_ctl *a, uint64_t now_ms);

@@ -3,7 +3,7 @@
  * The host path of ATM subinterfaces in the control thread: what the kernel
  * sends into a subinterface's TUN goes down the VC towards its next hop, and
  * the neighbour code asks here which VC an address is on (static
- * peer-address, or learned by InATMARP).
+ * peer-address, or learned by InATMARP; IPv6: atm_map6.c).
  */
 #include <errno.h>
 #include <event2/event.h>
@@ -20,7 +20,7 @@ static int subif_vc_for(const struct atm_subif_rt *rt, uint32_t ip)
 
 	if (rt->set.p2p)
 		return rt->set.p2p_vc;
-	/* No IPv4 destination (IPv6 from the kernel): nothing maps it to one of several VCs. */
+	/* No IPv4 destination: IPv6 on a multipoint subinterface is atm_host_vc6's. */
 	if (ip == 0)
 		return -1;
 	for (unsigned v = 0; v < cfg->npvcs; v++) {
@@ -71,7 +71,9 @@ static void tun_readable(evutil_socket_t fd, short what, void *arg)
 		    n >= 20 && (buf[0] >> 4) == 4
 		        ? (uint32_t)buf[16] << 24 | buf[17] << 16 | buf[18] << 8 | buf[19]
 		        : 0;
-		int vc = subif_vc_for(rt, dst);
+		int vc = n >= 1 && (buf[0] >> 4) == 6 && !rt->set.p2p
+		             ? atm_host_vc6(a, rt->s, buf, (size_t)n)
+		             : subif_vc_for(rt, dst);
 		if (vc < 0 && dst) {
 			/* Not a direct peer: the gateway our FIB uses for it on this subinterface.
 			 */

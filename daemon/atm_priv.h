@@ -44,6 +44,7 @@ struct atm_ctl {
 	struct dataplane *dp;
 	const struct cfg *cfg;
 	struct neigh_table *nt;
+	struct neigh6_table *nt6; /* atm_start6: multipoint subinterfaces' IPv6 map */
 	struct cellpw_settings *pw[PORT_MAX];
 	struct atmsock_settings *as[PORT_MAX];
 	int port_tun_fd[PORT_MAX];
@@ -88,6 +89,17 @@ void atm_vc_cfg_fill(struct atm_vc_cfg *v, const struct cfg *cfg, const struct c
 void atm_capture_open(struct atm_ctl *a, unsigned v, const char *name);
 void atm_capture_close(struct atm_ctl *a, unsigned v);
 void atm_capture_fini(struct atm_ctl *a);
+
+/*
+ * atm_map6.c: the VC that subinterface s's ipv6-peer-address map gives ip
+ * (-1: none); the VC an IPv6 packet the kernel sent into s leaves on (the
+ * map's for its destination or for its FIB6 gateway; -1: none); and the
+ * map of the subinterface port subif_port changed at runtime (neigh6
+ * forgets its entries, so next hops are mapped afresh).
+ */
+int atm_vc_for6(const struct atm_ctl *a, unsigned s, const uint8_t ip[16]);
+int atm_host_vc6(const struct atm_ctl *a, unsigned s, const uint8_t *ip6, size_t len);
+void atm_map6_changed(struct atm_ctl *a, unsigned subif_port);
 
 /* atm_events.c: "PORT VC vpi/vci (SUBIF)" of VC id vc, for log lines. */
 void atm_vc_name(const struct atm_ctl *a, unsigned vc, char *buf, size_t len);

@@ -245,7 +245,11 @@ void atm_pvc_commit(struct atm_ctl *a, struct atm_pvc_change *ch, const struct c
 	for (unsigned i = 0; i < ch->ndel; i++) {
 		vc_mac_make(ch->del_vc[i], mac);
 		neigh_forget_mac(a->nt, a->dp->vcs[ch->del_vc[i]].cfg.subif, mac);
+		atm_map6_changed(a, a->dp->vcs[ch->del_vc[i]].cfg.subif);
 	}
+	/* An added PVC may map IPv6 next hops that failed or were mapped elsewhere. */
+	for (unsigned i = 0; i < ch->nadd; i++)
+		atm_map6_changed(a, a->dp->vcs[ch->add_vc[i]].cfg.subif);
 	/* After this no worker holds the old sets or touches a deleted VC. */
 	synchronize_rcu();
 	for (unsigned p = 0; p < PORT_MAX; p++)

@@ -371,6 +371,7 @@ static int run(struct options *o, struct cfg *cfg)
 	    neigh_open(ctl.neigh) != 0)
 		goto out;
 	routes6_ports_setup(&dp, cfg);
+	atm_start6(ctl.atm, ctl.neigh6);
 	if (neigh6_open(ctl.neigh6) != 0)
 		goto out;
 	/* Before any worker runs: frames to our addresses go to the kernel from the first. */

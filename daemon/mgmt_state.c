@@ -170,6 +170,24 @@ static const char *vc_oam_status(const struct control *ctl, unsigned v)
 	return "disabled";
 }
 
+/* VC v's ipv6-peer-address map, as configured (RFC 7951: a leaf-list is an array). */
+static void state_vc_peers6(FILE *out, const struct control *ctl, unsigned v)
+{
+	const struct cfg *cfg = ctl->cfg;
+	char b[INET6_ADDRSTRLEN];
+
+	for (unsigned i = 0; i < cfg->npvcs; i++) {
+		if (atm_vc_of_pvc(ctl->atm, i) != (int)v || !cfg->pvcs[i].npeers6)
+			continue;
+		fputs(",\"ipv6-peer-address\":[", out);
+		for (unsigned k = 0; k < cfg->pvcs[i].npeers6; k++)
+			fprintf(out, "%s\"%s\"", k ? "," : "",
+			        inet_str(AF_INET6, cfg->pvcs[i].peers6[k], b, sizeof(b)));
+		fputc(']', out);
+		return;
+	}
+}
+
 static void state_vc(FILE *out, const struct control *ctl, const struct stats_snapshot *s,
                      unsigned v, bool first)
 {
@@ -188,6 +206,7 @@ static void state_vc(FILE *out, const struct control *ctl, const struct stats_sn
 	if (info.peer)
 		fprintf(out, ",\"peer-address\":\"%s\",\"peer-source\":\"%s\"",
 		        ip4_str(info.peer, b), info.peer_learned ? "inatmarp" : "static");
+	state_vc_peers6(out, ctl, v);
 	if (info.last_rtt_us)
 		fprintf(out, ",\"last-loopback-rtt\":%u", info.last_rtt_us);
 	fprintf(out, ",\"oam-status\":\"%s\"", vc_oam_status(ctl, v));

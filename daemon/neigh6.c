@@ -27,6 +27,7 @@ struct neigh6_entry {
 	bool failed;       /* INCOMPLETE ran out of solicitations: held down, nd-failed */
 	uint64_t until_ms; /* end of the hold-down while failed */
 	bool host_route;   /* we installed a /128 for it (connected host) */
+	bool mapped;       /* from the port's resolver (static map): no NUD, no timers */
 	struct neigh6_entry *next;
 };
 
@@ -35,6 +36,8 @@ struct neigh6_table {
 	const struct cfg *cfg;
 	struct rib6 *rib6;
 	int fd[PORT_MAX];
+	neigh6_resolver_fn resolver[PORT_MAX]; /* NULL: neighbour discovery */
+	void *resolver_arg[PORT_MAX];
 	neigh6_send_fn send;
 	void *send_arg;
 	uint64_t now_ms;
@@ -44,10 +47,11 @@ struct neigh6_table {
 	uint32_t (*rnd)(void); /* uniform 32-bit numbers (tests fix them) */
 	struct neigh6_entry *bucket[NEIGH6_BUCKETS];
 	struct neigh_counters ctr;
-	struct log_limit fail_log, err_log;
+	struct log_limit fail_log, err_log, nomap_log;
 };
 
 #define NEIGH6_FAIL_WHAT "IPv6 neighbour resolution failures"
+#define NEIGH6_NOMAP_WHAT "IPv6 next hops without a map entry"
 #define NEIGH6_ERR_WHAT  "neighbour solicitation send errors"
 
 static unsigned neigh6_hash(uint16_t port, const uint8_t ip[16])
@@ -137,6 +141,14 @@ void neigh6_set_sender(struct neigh6_table *nt, neigh6_send_fn fn, void *arg)
 	nt->send_arg = arg;
 }
 
+void neigh6_set_resolver(struct neigh6_table *nt, uint16_t port, neigh6_resolver_fn fn, void *arg)
+{
+	if (port >= PORT_MAX)
+		return;
+	nt->resolver[port] = fn;
+	nt->resolver_arg[port] = arg;
+}
+
 void neigh6_set_random(struct neigh6_table *nt, uint32_t (*rnd)(void))
 {
 	nt->rnd = rnd;
@@ -167,8 +179,11 @@ void neigh6_free(struct neigh6_table *nt)
 int neigh6_open(struct neigh6_table *nt)
 {
 	for (unsigned i = 0; i < nt->dp->nports; i++) {
-		/* A point-to-point port's next hop is its VC: nothing to solicit there. */
-		if (!nt->dp->ports[i].ip6 || nt->dp->ports[i].p2p)
+		/*
+		 * A point-to-point port's next hop is its VC, a mapped port's comes
+		 * from its resolver: nothing to solicit there.
+		 */
+		if (!nt->dp->ports[i].ip6 || nt->dp->ports[i].p2p || nt->resolver[i])
 			continue;
 		int fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 		if (fd < 0) {
@@ -344,6 +359,33 @@ static void neigh6_act(struct neigh6_table *nt, struct neigh6_entry *e, unsigned
 	neigh6_publish(nt, e, old);
 }
 
+/*
+ * A new entry on a port with a resolver (RFC 2492 §3: a configured mapping
+ * instead of ND over the VC): static when mapped; failed at once when not,
+ * so what waits and what follows is dropped as nd-failed with ICMPv6 address
+ * unreachable, and asked again (the map may have changed) after the
+ * hold-down, as a neighbour that never answered.
+ */
+static void neigh6_map(struct neigh6_table *nt, struct neigh6_entry *e, uint64_t now_ms)
+{
+	char b[INET6_ADDRSTRLEN];
+
+	if (nt->resolver[e->port](nt->resolver_arg[e->port], e->port, e->ip, e->nud.lla)) {
+		e->mapped = true;
+		e->nud.state = NUD_REACHABLE;
+		neigh6_publish(nt, e, 0);
+		return;
+	}
+	nt->ctr.resolve_failed++;
+	if (log_limit_pass(&nt->nomap_log, now_ms / 1000, NEIGH6_NOMAP_WHAT))
+		log_info("interface %s: next hop %s: no PVC's ipv6-peer-address maps it to a VC; "
+		         "dropped (nd-failed)",
+		         nt->dp->ports[e->port].name, inet_str(AF_INET6, e->ip, b, sizeof(b)));
+	e->failed = true;
+	e->until_ms = now_ms + NEIGH6_FAILED_HOLD_MS;
+	neigh6_publish(nt, e, 0);
+}
+
 void neigh6_resolve(struct neigh6_table *nt, uint16_t port, const uint8_t ip[16], uint64_t now_ms)
 {
 	struct neigh6_entry *e;
@@ -361,7 +403,10 @@ void neigh6_resolve(struct neigh6_table *nt, uint16_t port, const uint8_t ip[16]
 	e = neigh6_add(nt, port, ip);
 	if (!e)
 		return;
-	neigh6_act(nt, e, nud_resolve(&e->nud, &nt->params, now_ms), 0);
+	if (nt->resolver[port])
+		neigh6_map(nt, e, now_ms);
+	else
+		neigh6_act(nt, e, nud_resolve(&e->nud, &nt->params, now_ms), 0);
 }
 
 /*
@@ -379,7 +424,8 @@ void neigh6_seen(struct neigh6_table *nt, uint16_t port, const uint8_t ip[16], c
 	uint64_t old;
 
 	nt->now_ms = now_ms;
-	if (port >= nt->dp->nports)
+	/* A mapped port's neighbours are its map's: what the far ends advertise changes nothing. */
+	if (port >= nt->dp->nports || nt->resolver[port])
 		return;
 	e = neigh6_find(nt, port, ip);
 	if (type == ICMP6_NEIGH_ADV) {
@@ -451,6 +497,8 @@ static void neigh6_tick_one(struct neigh6_table *nt, struct neigh6_entry *e, uin
 			neigh6_remove(nt, e);
 		return;
 	}
+	if (e->mapped)
+		return; /* static until the map changes (neigh6_forget_port) */
 	if (was == NUD_STALE) {
 		if (nh_l2_state(rib6_nh_l2_get(nt->rib6, e->port, e->ip)) == NEIGH_STALE_USED)
 			neigh6_act(nt, e, nud_resolve(&e->nud, &nt->params, now_ms),
@@ -479,6 +527,17 @@ void neigh6_timer(struct neigh6_table *nt, uint64_t now_ms)
 		}
 	log_limit_tick(&nt->fail_log, now_ms / 1000, NEIGH6_FAIL_WHAT);
 	log_limit_tick(&nt->err_log, now_ms / 1000, NEIGH6_ERR_WHAT);
+	log_limit_tick(&nt->nomap_log, now_ms / 1000, NEIGH6_NOMAP_WHAT);
+}
+
+void neigh6_forget_port(struct neigh6_table *nt, uint16_t port)
+{
+	for (unsigned b = 0; b < NEIGH6_BUCKETS; b++)
+		for (struct neigh6_entry *e = nt->bucket[b], *next; e; e = next) {
+			next = e->next;
+			if (e->port == port)
+				neigh6_remove(nt, e);
+		}
 }
 
 void neigh6_get_counters(const struct neigh6_table *nt, struct neigh_counters *out)

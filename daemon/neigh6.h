@@ -49,6 +49,22 @@ typedef int (*neigh6_send_fn)(void *arg, uint16_t port, const uint8_t *frame, ui
 struct neigh6_table *neigh6_new(struct dataplane *dp, const struct cfg *cfg, struct rib6 *rib6);
 void neigh6_free(struct neigh6_table *nt);
 void neigh6_set_sender(struct neigh6_table *nt, neigh6_send_fn fn, void *arg);
+/*
+ * Resolve the neighbours of `port` by asking fn instead of soliciting
+ * (multipoint ATM subinterfaces: a next hop's VC comes from the PVCs'
+ * ipv6-peer-address map, RFC 2492 §3; RFC 3122 Inverse ND is not used).
+ * fn fills in the next hop's MAC (the VC's synthetic address) and returns
+ * true, or returns false when nothing maps the address: the entry then
+ * fails at once (nd-failed, ICMPv6 address unreachable) and is asked again
+ * after the failed hold-down. A mapped entry is static (no NUD timers; the
+ * port's NS/NA change nothing). Set before neigh6_open, which then opens
+ * no socket for the port.
+ */
+typedef bool (*neigh6_resolver_fn)(void *arg, uint16_t port, const uint8_t ip[16], uint8_t mac[6]);
+void neigh6_set_resolver(struct neigh6_table *nt, uint16_t port, neigh6_resolver_fn fn, void *arg);
+/* Forget every entry of `port` (its map changed at runtime): the next packet resolves afresh. */
+void neigh6_forget_port(struct neigh6_table *nt, uint16_t port);
+
 /* Where ReachableTime's randomness comes from (default arc4random; tests fix it). */
 void neigh6_set_random(struct neigh6_table *nt, uint32_t (*rnd)(void));
 /* The ReachableTime in force (ms). */

@@ -8,9 +8,9 @@
 #include "lib/log.h"
 
 /*
- * A point-to-point ATM subinterface with IPv6 addresses forwards IPv6 like an
- * Ethernet port; the configuration allows them on no other (a multipoint one
- * would need IPv6 address resolution per VC).
+ * An ATM subinterface with IPv6 addresses forwards IPv6 like an Ethernet
+ * port: a point-to-point one's next hop is its VC, a multipoint one's comes
+ * from the PVCs' ipv6-peer-address map (daemon/atm_map6.c, through neigh6).
  */
 static void subifs6_setup(struct dataplane *dp, const struct cfg *cfg)
 {
@@ -18,7 +18,7 @@ static void subifs6_setup(struct dataplane *dp, const struct cfg *cfg)
 		const struct cfg_subif *cs = &cfg->subifs[s];
 		struct port *pt = &dp->ports[cfg->nports + s];
 
-		pt->ip6 = cs->naddrs6 > 0 && cs->type == CFG_SUBIF_P2P;
+		pt->ip6 = cs->naddrs6 > 0;
 		if (pt->ip6)
 			memcpy(pt->ip6_addr, cs->addrs6[0].addr, 16);
 	}

@@ -152,6 +152,23 @@ static int show_interfaces(struct cli *c)
 	return 0;
 }
 
+/* The VC's static IPv6 map (ipv6-peer-address), on one line. */
+static void vc_peers6(const struct lyd_node *v)
+{
+	const struct lyd_node *n;
+	bool any = false;
+
+	LY_LIST_FOR(lyd_child(v), n)
+	{
+		if (strcmp(n->schema->name, "ipv6-peer-address"))
+			continue;
+		printf("%s%s", any ? ", " : "  IPv6 peers (static map) ", lyd_get_value(n));
+		any = true;
+	}
+	if (any)
+		putchar('\n');
+}
+
 static void vc_detail(const struct lyd_node *v, const struct lyd_node *pc)
 {
 	static const char *const counters[] = {"cells-in",       "cells-out",
@@ -177,6 +194,7 @@ static void vc_detail(const struct lyd_node *v, const struct lyd_node *pc)
 	       !strcmp(cli_val(pc, "oam/enabled"), "true") ? "enabled" : "disabled");
 	if (cli_val(v, "peer-address")[0])
 		printf("  Peer %s (%s)\n", cli_val(v, "peer-address"), cli_val(v, "peer-source"));
+	vc_peers6(v);
 	if (cli_val(v, "last-change")[0])
 		printf("  Last change %s\n", cli_val(v, "last-change"));
 	if (cli_val(v, "last-loopback-rtt")[0])

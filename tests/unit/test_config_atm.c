@@ -141,6 +141,55 @@ static void test_good_atm(const char *srcdir)
 	CHECK(c.pvcs == NULL && c.npvcs == 0);
 }
 
+/*
+ * good-atm-ipv6-multipoint.json: the static IPv6 map (ipv6-peer-address) of
+ * multipoint subinterfaces, in configuration order, link-local entries kept,
+ * on llc-snap and vc-mux-ipv6 PVCs; IPv6 addresses on a multipoint
+ * subinterface (no longer point-to-point only).
+ */
+static void test_good_atm_ipv6_multipoint(const char *srcdir)
+{
+	static const uint8_t p201a[16] = {0x20, 0x01, 0x0d, 0xb8, 0x02, [15] = 0x02};
+	static const uint8_t p201b[16] = {0xfe, 0x80, [15] = 0x02};
+	static const uint8_t p203[16] = {0x20, 0x01, 0x0d, 0xb8, 0x02, [15] = 0x04};
+	char path[4096], err[1024];
+	struct cfg c;
+
+	snprintf(path, sizeof(path), "%s/tests/unit/config/good-atm-ipv6-multipoint.json", srcdir);
+	if (cfg_load(path, SRC_YANG_DIR, &c, err, sizeof(err)) < 0) {
+		CHECK(!"good-atm-ipv6-multipoint.json loads");
+		fprintf(stderr, "%s\n", err);
+		return;
+	}
+	CHECK_EQ(c.nsubifs, 2);
+	CHECK_EQ(c.subifs[0].type, CFG_SUBIF_MULTIPOINT);
+	CHECK_EQ(c.subifs[0].naddrs6, 2);
+	CHECK_EQ(c.npvcs, 4);
+	if (c.npvcs == 4) {
+		CHECK_EQ(c.pvcs[0].vci, 201);
+		CHECK_EQ(c.pvcs[0].npeers6, 2);
+		CHECK(!memcmp(c.pvcs[0].peers6[0], p201a, 16));
+		CHECK(!memcmp(c.pvcs[0].peers6[1], p201b, 16));
+		CHECK_EQ(c.pvcs[0].peer_addr, 0x0a020002); /* IPv4 and IPv6 maps side by side */
+		CHECK_EQ(c.pvcs[1].npeers6, 1);
+		CHECK_EQ(c.pvcs[2].encap, CFG_ENCAP_VCMUX_IPV6);
+		CHECK(!c.pvcs[2].inatmarp);
+		CHECK(c.pvcs[2].npeers6 == 1 && !memcmp(c.pvcs[2].peers6[0], p203, 16));
+		/* The same link-local address on another subinterface is another link's. */
+		CHECK(c.pvcs[3].subif == 1 && c.pvcs[3].npeers6 == 2 &&
+		      !memcmp(c.pvcs[3].peers6[1], p201b, 16));
+		/* A map change is a PVC change (deleted and added at runtime). */
+		struct cfg_pvc v = c.pvcs[0];
+		CHECK(cfg_pvc_same(&c.pvcs[0], &v));
+		v.peers6[1][15] = 3;
+		CHECK(!cfg_pvc_same(&c.pvcs[0], &v));
+		v = c.pvcs[0];
+		v.npeers6 = 1;
+		CHECK(!cfg_pvc_same(&c.pvcs[0], &v));
+	}
+	cfg_free(&c);
+}
+
 /* A struct built by hand, PVCs out of order: printed by VPI/VCI, and parsed back sorted. */
 static void test_print_unsorted(void)
 {
@@ -202,6 +251,7 @@ int main(void)
 	const char *srcdir = getenv("srcdir");
 
 	test_good_atm(srcdir ? srcdir : ".");
+	test_good_atm_ipv6_multipoint(srcdir ? srcdir : ".");
 	test_print_unsorted();
 	return check_report("test_config_atm");
 }
