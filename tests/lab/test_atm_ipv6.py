@@ -8,6 +8,15 @@ Three point-to-point subinterfaces on each side, one PVC each:
     atm0.106  VC 0/106  VC-mux IPv6 (RFC 2684 6.1)           2001:db8:106::/64
     atm0.107  VC 0/107  LLC bridged Ethernet (RFC 2684 5.2)  2001:db8:107::/64
 
+And one multipoint subinterface on each side, IPv6 next hops mapped to
+its VCs by pvc/ipv6-peer-address (RFC 2492 section 3, configured mapping):
+    atm0.200  VC 0/201  LLC/SNAP     r 2001:db8:200::1  <->  a1 2001:db8:200::2
+              VC 0/202  VC-mux IPv6  r 2001:db8:200::11 <->  a1 2001:db8:200::3
+h1's 2001:db8:1::61 reaches h4's 2001:db8:61::1 over 0/201 and
+2001:db8:1::62 h4's 2001:db8:62::1 over 0/202; r's route to 2001:db8:63::/64
+has the gateway 2001:db8:200::9, on the prefix but mapped by no PVC: dropped
+as nd-failed with ICMPv6 address unreachable, nothing sent on any VC.
+
 h1 2001:db8:1::2 reaches h4 2001:db8:4::2 over the LLC VC both ways,
 h1's second address 2001:db8:1::16 reaches h4's loopback 2001:db8:44::1
 over the VC-mux VC both ways, and its third, 2001:db8:1::17, h4's
@@ -30,11 +39,16 @@ import pytest
 
 import atmlab
 import lab
+import restconf as rc
 from conftest import start_router
 
 H1, H1_MUX = "2001:db8:1::2", "2001:db8:1::16"
 H1_BR, H4_BR = "2001:db8:1::17", "2001:db8:47::1"
 H4, H4_LO = "2001:db8:4::2", "2001:db8:44::1"
+# The multipoint subinterface: h1 source -> h4 destination, per VC.
+H1_MP = {201: "2001:db8:1::61", 202: "2001:db8:1::62"}
+H4_MP = {201: "2001:db8:61::1", 202: "2001:db8:62::1"}
+H4_NOMAP = "2001:db8:63::1"
 CAPTURE = "vc100-v6.pcap"
 
 
@@ -45,12 +59,12 @@ def topo(request):
     t = atmlab.AtmTopology(hosts=("h1",), ipv6=True)
     request.addfinalizer(t.destroy)
     t.create()
-    for a in (H1_MUX, H1_BR):
+    for a in (H1_MUX, H1_BR) + tuple(H1_MP.values()):
         t.exec("h1", ["ip", "-6", "addr", "add", a + "/64", "dev", "h1-r", "nodad"],
                check=True)
     t.exec("h4", ["ip", "-6", "addr", "add", H4 + "/64", "dev", "h4-a1", "nodad"],
            check=True)
-    for a in (H4_LO, H4_BR):
+    for a in (H4_LO, H4_BR, H4_NOMAP) + tuple(H4_MP.values()):
         t.exec("h4", ["ip", "-6", "addr", "add", a + "/128", "dev", "lo"], check=True)
     t.exec("h4", ["ip", "-6", "route", "add", "default", "via", "2001:db8:4::1"],
            check=True)
@@ -77,6 +91,21 @@ def _subif(name, side, vci, encap, v4=None, capture=None):
     return s
 
 
+def _multipoint(side):
+    """atm0.200: r holds ::1 and ::11, a1 ::2 and ::3; each side maps the
+    other's address of a VC to it. InATMARP off, so that the VCs carry
+    nothing but the test's IPv6 (the per-VC counts are exact)."""
+    mine, theirs = ((("::1", "::11"), ("::2", "::3")) if side == 1
+                    else (("::2", "::3"), ("::1", "::11")))
+    pre = "2001:db8:200"
+    return {"name": "atm0.200", "type": "multipoint",
+            "ipv6": {"address": [{"ip": pre + a, "prefix-length": 64} for a in mine]},
+            "pvc": [{"vpi": 0, "vci": 201, "inatmarp": {"enabled": False},
+                     "ipv6-peer-address": [pre + theirs[0]]},
+                    {"vpi": 0, "vci": 202, "encapsulation": "vc-mux-ipv6",
+                     "ipv6-peer-address": [pre + theirs[1]]}]}
+
+
 def _atm(carrier, peer_mac, side, capture=None):
     return {"name": "atm0", "driver": "cellpw", "netdev": carrier,
             "cellpw": {"peer-mac": peer_mac, "pw-label": atmlab.PW_LABEL},
@@ -84,6 +113,7 @@ def _atm(carrier, peer_mac, side, capture=None):
                 _subif("atm0.100", side, 100, "llc-snap", "10.1.0.%d" % side, capture),
                 _subif("atm0.106", side, 106, "vc-mux-ipv6"),
                 _subif("atm0.107", side, 107, "llc-bridged"),
+                _multipoint(side),
             ]}
 
 
@@ -104,6 +134,10 @@ def r_config(topo):
             # On-link out of a subinterface: the far end of its PVC.
             {"prefix": "2001:db8:44::/64", "interface": "atm0.106"},
             {"prefix": "2001:db8:47::/64", "nexthop": [{"address": "2001:db8:107::2"}]},
+            # Multipoint: each gateway's VC from the map; ::9 is mapped by no PVC.
+            {"prefix": "2001:db8:61::/64", "nexthop": [{"address": "2001:db8:200::2"}]},
+            {"prefix": "2001:db8:62::/64", "nexthop": [{"address": "2001:db8:200::3"}]},
+            {"prefix": "2001:db8:63::/64", "nexthop": [{"address": "2001:db8:200::9"}]},
         ]}}}
 
 
@@ -119,6 +153,11 @@ def a1_config(topo):
             {"prefix": H1_BR + "/128", "nexthop": [{"address": "2001:db8:107::1"}]},
             {"prefix": "2001:db8:44::/64", "nexthop": [{"address": H4}]},
             {"prefix": "2001:db8:47::/64", "nexthop": [{"address": H4}]},
+            {"prefix": H1_MP[201] + "/128", "nexthop": [{"address": "2001:db8:200::1"}]},
+            {"prefix": H1_MP[202] + "/128", "nexthop": [{"address": "2001:db8:200::11"}]},
+            {"prefix": "2001:db8:61::/64", "nexthop": [{"address": H4}]},
+            {"prefix": "2001:db8:62::/64", "nexthop": [{"address": H4}]},
+            {"prefix": "2001:db8:63::/64", "nexthop": [{"address": H4}]},
         ]}}}
 
 
@@ -244,6 +283,88 @@ def test_capture_decodes_ipv6(topo, routers):
     reqs = [ln for ln in lines if ln[0] == "100" and ln[2:] == [H1, H4, "128"]]
     assert len(reqs) >= 3, p.stdout[-2000:] + p.stderr
     assert all(ln[1] == "0x86dd" for ln in reqs), reqs[:3]
+
+
+MP_SDU = {201: 112, 202: 104}  # 56 + 8 + 40 octets, LLC/SNAP adds 8; 3 cells
+
+
+@pytest.mark.parametrize("vci", [201, 202])
+def test_ping6_multipoint_each_vc(topo, routers, vci):
+    """Each gateway on the multipoint subinterface goes out its mapped VC,
+    and only that VC, on both routers: exact per-VC PDU, octet and cell
+    counts, nothing on the other VC, no discards."""
+    r, a1 = routers
+    other = 403 - vci
+    assert wait_ping6(topo, H4_MP[vci], src=H1_MP[vci]), "no answer over 0/%d" % vci
+
+    def vcs(d):
+        s = d.stats()
+        return (atmlab.vc_of(s, "atm0", 0, vci), atmlab.vc_of(s, "atm0", 0, other))
+
+    (rb, rob), (ab, aob) = vcs(r), vcs(a1)
+    got, p = ping6(topo, "h1", H4_MP[vci], count=10, src=H1_MP[vci])
+    assert got == 10, p.stdout + p.stderr
+    time.sleep(0.3)
+    (ra, roa), (aa, aoa) = vcs(r), vcs(a1)
+    for after, before in ((ra, rb), (aa, ab)):
+        for k in ("pdus-out", "pdus-in"):
+            assert after[k] - before[k] == 10, (k, after, before)
+        for k in ("octets-out", "octets-in"):
+            assert after[k] - before[k] == 10 * MP_SDU[vci], (k, after, before)
+        assert after["cells-out"] - before["cells-out"] == 30
+        assert after["discards-total"] == before["discards-total"]
+    for after, before in ((roa, rob), (aoa, aob)):
+        assert after["pdus-out"] == before["pdus-out"], (after, before)
+        assert after["pdus-in"] == before["pdus-in"], (after, before)
+
+
+def test_multipoint_unmapped_next_hop_dropped(topo, routers):
+    """A gateway on atm0.200's prefix that no PVC maps: r drops each packet
+    as nd-failed on its ingress port (counted exactly), answers ICMPv6
+    destination unreachable code 3 (address unreachable) from eth0's
+    address, and sends nothing on the multipoint VCs; r stays up."""
+    r, _ = routers
+    s = r.stats()
+    e0 = r.port(s, "eth0")
+    vb = [atmlab.vc_of(s, "atm0", 0, v) for v in (201, 202)]
+    got, p = ping6(topo, "h1", H4_NOMAP, count=4)
+    assert got == 0
+    assert "Address unreachable" in p.stdout, p.stdout
+    assert "From 2001:db8:1::1" in p.stdout, p.stdout
+    s = r.stats()
+    assert lab.counter_delta(e0, r.port(s, "eth0"), "nd-failed") == 4, r.port(s, "eth0")
+    for before, v in zip(vb, (201, 202)):
+        assert atmlab.vc_of(s, "atm0", 0, v)["pdus-out"] == before["pdus-out"]
+    nb = [n for n in s.get("neighbors6", []) if n["address"] == "2001:db8:200::9"]
+    assert nb and nb[0]["state"] == "failed", s.get("neighbors6")
+    assert r.alive()
+
+
+def test_multipoint_map_in_restconf_state(topo, routers):
+    """The map per VC in RESTCONF state, beside its oper status; the mapped
+    neighbours in state/neighbor6 with their VC's synthetic MAC."""
+    r, a1 = routers
+    assert wait_ping6(topo, H4_MP[201], src=H1_MP[201])
+    for vci, peer in ((201, "2001:db8:200::2"), (202, "2001:db8:200::3")):
+        resp = rc.get(r, "/cellgate:cellgate/state/vc=atm0,0,%d" % vci)
+        assert resp.status == 200, resp
+        v = resp.json()["cellgate:vc"][0]
+        assert v["interface"] == "atm0.200" and v["oper-status"] == "up", v
+        assert v["ipv6-peer-address"] == [peer], v
+    resp = rc.get(r, "/cellgate:cellgate/state/neighbor6")
+    assert resp.status == 200, resp
+    nb = {n["address"]: n for n in resp.json()["cellgate:neighbor6"]}
+    n = nb["2001:db8:200::2"]
+    assert n["interface"] == "atm0.200" and n["state"] == "reachable", n
+    assert n["mac"].startswith("02:41:54:4d:"), n  # the VC's synthetic address (vc.h)
+
+
+def test_cellgatectl_show_vc_lists_the_map(routers):
+    from test_cellgatectl import run
+    r, _ = routers
+    code, out, err = run(rc.sock(r), "show", "vc", "atm0", "0/202")
+    assert code == 0, err
+    assert "IPv6 peers (static map) 2001:db8:200::3" in out, out
 
 
 def test_accounting_holds(routers):
