@@ -8,7 +8,10 @@
  * packet of the wrong protocol on a VC-mux VC dropped and counted in both
  * directions, a VC that is down, per-VC counters and the accounting rule;
  * on a bridged VC (RFC 2684 §5.2) IPv6 in Ethernet both ways and the port
- * answering neighbour solicitations for the subinterface's address.
+ * answering neighbour solicitations for the subinterface's address; on the
+ * multipoint subinterface, each IPv6 next hop out the VC its static map
+ * (ipv6-peer-address, published by neigh6 as the VC's synthetic MAC) names,
+ * and one no PVC maps dropped as nd-failed with ICMPv6 address unreachable.
  * Routes come from the daemon's IPv6 RIB, as in cellgated.
  */
 #include <arpa/inet.h>
@@ -325,6 +328,115 @@ static void bridged_forward(void)
 	CHECK(!memcmp(eth + 14, ip, LEN6));
 }
 
+/* 0/103 LLC/SNAP on H_MP: test_vc_runtime added it in place of VC_MP_LLC, which it deleted. */
+#define VC_MP_ADDED H_NVCS
+
+/*
+ * The multipoint subinterface H_MP: gateways ::2 on VC_MP_ADDED (LLC/SNAP),
+ * ::3 on VC_MP_MUX (VC-mux IPv6 here) as daemon/atm_map6.c maps them, ::9
+ * mapped by no PVC (neigh6 published it failed).
+ */
+static void mp_routes(struct rib6 *r6)
+{
+	struct rib6_path on = {.port = H_MP, .weight = 1}, gw = {.port = H_MP, .weight = 1};
+	static const char *const gws[] = {"2001:db8:2::2", "2001:db8:2::3", "2001:db8:2::9"};
+	static const char *const pfx[] = {"2001:db8:60::", "2001:db8:61::", "2001:db8:62::"};
+
+	h.dp.ports[H_MP].ip6 = true;
+	memcpy(h.dp.ports[H_MP].ip6_addr, a6("2001:db8:2::1"), 16);
+	rib6_route_set(r6, a6("2001:db8:2::"), 64, RIB_SRC_CONNECTED, NH_GLEAN, &on, 1);
+	for (unsigned i = 0; i < 3; i++) {
+		memcpy(gw.gw, a6(gws[i]), 16);
+		rib6_route_set(r6, a6(pfx[i]), 48, RIB_SRC_STATIC, NH_GATEWAY, &gw, 1);
+	}
+	rib6_nh_l2_update(r6, H_MP, a6(gws[0]), nh_l2_pack(vc_mac(VC_MP_ADDED), NEIGH_REACHABLE));
+	rib6_nh_l2_update(r6, H_MP, a6(gws[1]), nh_l2_pack(vc_mac(VC_MP_MUX), NEIGH_REACHABLE));
+	rib6_nh_l2_update(r6, H_MP, a6(gws[2]), nh_l2_pack((uint8_t[6]){0}, NEIGH_FAILED));
+}
+
+/* Ethernet -> the VC of dst's gateway, nothing on the multipoint subinterface's other VC. */
+static void mp_to_vc(const char *dst, uint16_t vc, uint16_t other, const uint8_t *prefix,
+                     size_t plen)
+{
+	struct vc_counters v = h_vc(vc), o = h_vc(other);
+	struct port_counters s = h_port(H_MP);
+	uint8_t ip[LEN6];
+	unsigned pos = 0;
+
+	h_take(&tx);
+	ip6_make(ip, "2001:db8:4::2", dst, 64, (uint8_t)vc);
+	eth_rx6(ip);
+	dp_worker_poll(&h.dp, 0);
+	h_take(&tx);
+	CHECK(tx.nframes == 1 && h_pdu(&tx, &pos, &pdu));
+	ip[7] = 63;
+	check_pdu(&pdu, vc, 3, prefix, plen, ip, LEN6);
+	CHECK_EQ(h_vc(vc).pdus_out - v.pdus_out, 1);
+	CHECK_EQ(h_vc(vc).octets_out - v.octets_out, plen + LEN6);
+	CHECK_EQ(h_vc(other).pdus_out - o.pdus_out, 0);
+	CHECK_EQ(h_port(H_MP).tx_packets - s.tx_packets, 1);
+}
+
+/* No map entry: dropped on the ingress port, ICMPv6 code 3 back, nothing on the carrier. */
+static void mp_unmapped(void)
+{
+	struct port_counters e = h_port(H_ETH);
+	struct atm_port_counters a = h_atmc();
+	uint8_t ip[LEN6];
+	unsigned n0, n1;
+
+	h_take(&tx);
+	eth_last(&n0);
+	ip6_make(ip, "2001:db8:4::2", "2001:db8:62::5", 64, 110);
+	eth_rx6(ip);
+	dp_worker_poll(&h.dp, 0);
+	h_take(&tx);
+	CHECK_EQ(tx.nframes, 0);
+	const uint8_t *o = eth_last(&n1);
+	CHECK_EQ(n1, n0 + 1);
+	CHECK(o && !memcmp(o, sender_mac, 6) && o[14 + 6] == IP6_NH_ICMPV6);
+	CHECK(o && o[14 + IP6_HLEN] == ICMP6_DST_UNREACH &&
+	      o[14 + IP6_HLEN + 1] == ICMP6_CODE_ADDR_UNREACH);
+	CHECK_EQ(h_port(H_ETH).drops[DROP_ND_FAILED] - e.drops[DROP_ND_FAILED], 1);
+	CHECK_EQ(h_port(H_ETH).icmp_out - e.icmp_out, 1);
+	CHECK_EQ(h_atmc().no_vc - a.no_vc, 0); /* never reached the subinterface */
+}
+
+/* From a multipoint VC: IPv6 received on the subinterface, forwarded as on any port. */
+static void mp_from_vc(void)
+{
+	struct port_counters s = h_port(H_MP);
+	struct vc_counters v = h_vc(VC_MP_MUX);
+	uint8_t ip[LEN6];
+	unsigned n0, n1;
+
+	eth_last(&n0);
+	ip6_make(ip, "2001:db8:2::3", "2001:db8:9::5", 9, 120);
+	h_far_pdu(VC_MP_MUX, NULL, 0, ip, LEN6);
+	dp_worker_poll(&h.dp, 0);
+	const uint8_t *o = eth_last(&n1);
+	CHECK(n1 == n0 + 1 && o && !memcmp(o, gw_mac, 6) && o[14 + 7] == 8);
+	CHECK_EQ(h_port(H_MP).forwarded - s.forwarded, 1);
+	CHECK_EQ(h_vc(VC_MP_MUX).pdus_in - v.pdus_in, 1);
+}
+
+static void multipoint(struct rib6 *r6)
+{
+	uint8_t mux = h.dp.vcs[VC_MP_MUX].cfg.encap;
+	unsigned nvcs = h.dp.nvcs;
+
+	/* As atm_pvc_commit does for an added VC: the counter readers cover its id. */
+	h.dp.nvcs = VC_MP_ADDED + 1;
+	h.dp.vcs[VC_MP_MUX].cfg.encap = VC_ENCAP_VCMUX_IPV6;
+	mp_routes(r6);
+	mp_to_vc("2001:db8:60::5", VC_MP_ADDED, VC_MP_MUX, llc_ip6, 8);
+	mp_to_vc("2001:db8:61::5", VC_MP_MUX, VC_MP_ADDED, NULL, 0);
+	mp_unmapped();
+	mp_from_vc();
+	h.dp.vcs[VC_MP_MUX].cfg.encap = mux;
+	h.dp.nvcs = nvcs;
+}
+
 void test_ip6(void)
 {
 	struct rib *rib = rib_new(&h.dp, no_seed, NULL);
@@ -354,6 +466,7 @@ void test_ip6(void)
 	bridged_nd();
 	bridged_forward();
 	memset(h.set.ip6_of_subif[H_P2P], 0, 16);
+	multipoint(r6);
 
 	const struct stats_snapshot *sn = h_snap();
 	for (unsigned p = H_P2P; p <= H_ETH; p++)
