@@ -367,6 +367,51 @@ def test_cellgatectl_show_vc_lists_the_map(routers):
     assert "IPv6 peers (static map) 2001:db8:200::3" in out, out
 
 
+MP_PVC201 = "/restconf/data/cellgate:cellgate/port=atm0/subinterface=atm0.200/pvc=0,201"
+MP_PVC202 = "/restconf/data/cellgate:cellgate/port=atm0/subinterface=atm0.200/pvc=0,202"
+
+
+def _pvc201(peers):
+    return {"cellgate:pvc": [{"vpi": 0, "vci": 201, "inatmarp": {"enabled": False},
+                              "ipv6-peer-address": peers}]}
+
+
+def test_multipoint_map_changed_at_runtime(topo, routers):
+    """RESTCONF replaces r's PVC 0/201 with a map that also names ::9 (a
+    runtime PVC change: a new VC id, counters from zero): the next hop that
+    was failed now goes out 0/201 (a1 routes 2001:db8:63::/64 to h4); the
+    old map back, it fails again. A duplicate across the subinterface's PVCs
+    is refused with the reason, and nothing changes."""
+    r, _ = routers
+    ping6(topo, "h1", H4_NOMAP, count=1)  # the failed entry, if it had aged out
+    res = rc.request(r, "PUT", MP_PVC201, _pvc201(["2001:db8:200::2", "2001:db8:200::9"]))
+    assert res.status in (201, 204), res
+    try:
+        assert wait_ping6(topo, H4_NOMAP, timeout=10), "::9 never mapped"
+        got, p = ping6(topo, "h1", H4_NOMAP, count=5)
+        assert got == 5, p.stdout + p.stderr
+        # The new VC's counters start at zero; the replies come back over
+        # 0/100 (a1's route to h1's 2001:db8:1::2).
+        v = atmlab.vc_of(r.stats(), "atm0", 0, 201)
+        assert v["pdus-out"] >= 6 and v["octets-out"] == 112 * v["pdus-out"], v
+        resp = rc.get(r, "/cellgate:cellgate/state/vc=atm0,0,201")
+        assert resp.json()["cellgate:vc"][0]["ipv6-peer-address"] == [
+            "2001:db8:200::2", "2001:db8:200::9"]
+        dup = rc.request(r, "PUT", MP_PVC202,
+                         {"cellgate:pvc": [{"vpi": 0, "vci": 202,
+                                            "encapsulation": "vc-mux-ipv6",
+                                            "ipv6-peer-address": ["2001:db8:200::9"]}]})
+        assert dup.status == 400, dup
+        assert "is already mapped to PVC 0/201 of subinterface atm0.200" in dup.body, dup.body
+        assert wait_ping6(topo, H4_MP[202], src=H1_MP[202], timeout=5)
+    finally:
+        res = rc.request(r, "PUT", MP_PVC201, _pvc201(["2001:db8:200::2"]))
+        assert res.status in (201, 204), res
+    got, p = ping6(topo, "h1", H4_NOMAP, count=2)
+    assert got == 0 and "Address unreachable" in p.stdout, p.stdout
+    assert wait_ping6(topo, H4_MP[201], src=H1_MP[201], timeout=10)
+
+
 def test_accounting_holds(routers):
     for d in routers:
         ok = lab.wait_for(lambda: not lab.accounting_errors(d.stats()), timeout=6,
