@@ -96,10 +96,11 @@ static int check_peer6(const struct cfg_pstate *ps, const struct cfg *cfg, const
 			continue;
 		for (unsigned k = 0; k < o->npeers6; k++)
 			if (!memcmp(o->peers6[k], v->peers6[j], 16))
-				return cfg_node_errf(ps, vn,
-				                     "ipv6-peer-address %s is already mapped to PVC "
-				                     "%u/%u of subinterface %s: a next hop has one VC",
-				                     b, o->vpi, o->vci, s->name);
+				return cfg_node_errf(
+				    ps, vn,
+				    "ipv6-peer-address %s is already mapped to PVC "
+				    "%u/%u of subinterface %s: a next hop has one VC",
+				    b, o->vpi, o->vci, s->name);
 	}
 	return 0;
 }

@@ -50,9 +50,9 @@ struct neigh6_table {
 	struct log_limit fail_log, err_log, nomap_log;
 };
 
-#define NEIGH6_FAIL_WHAT "IPv6 neighbour resolution failures"
+#define NEIGH6_FAIL_WHAT  "IPv6 neighbour resolution failures"
 #define NEIGH6_NOMAP_WHAT "IPv6 next hops without a map entry"
-#define NEIGH6_ERR_WHAT  "neighbour solicitation send errors"
+#define NEIGH6_ERR_WHAT   "neighbour solicitation send errors"
 
 static unsigned neigh6_hash(uint16_t port, const uint8_t ip[16])
 {

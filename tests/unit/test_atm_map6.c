@@ -196,12 +196,12 @@ static void test_unmapped(void)
 
 static void test_host_path(void)
 {
-	CHECK_EQ(host_vc("2001:db8:200::3"), VC_B);  /* a map entry itself */
-	CHECK_EQ(host_vc("fe80::2"), VC_A);          /* link-local: OSPFv3 hellos, BGP */
-	CHECK_EQ(host_vc("2001:db8:50::1"), VC_A);   /* through the FIB6's mapped gateway */
-	CHECK_EQ(host_vc("2001:db8:60::1"), -1);     /* its gateway is mapped by no PVC */
-	CHECK_EQ(host_vc("ff02::2"), -1);            /* router solicitations, MLD */
-	CHECK_EQ(host_vc("2001:db8:999::1"), -1);    /* no route */
+	CHECK_EQ(host_vc("2001:db8:200::3"), VC_B); /* a map entry itself */
+	CHECK_EQ(host_vc("fe80::2"), VC_A);         /* link-local: OSPFv3 hellos, BGP */
+	CHECK_EQ(host_vc("2001:db8:50::1"), VC_A);  /* through the FIB6's mapped gateway */
+	CHECK_EQ(host_vc("2001:db8:60::1"), -1);    /* its gateway is mapped by no PVC */
+	CHECK_EQ(host_vc("ff02::2"), -1);           /* router solicitations, MLD */
+	CHECK_EQ(host_vc("2001:db8:999::1"), -1);   /* no route */
 	CHECK_EQ(atm_host_vc6(a, 0, (const uint8_t *)"\x45", 1), -1); /* too short */
 }
 
