@@ -49,6 +49,7 @@ H4, H4_LO = "2001:db8:4::2", "2001:db8:44::1"
 H1_MP = {201: "2001:db8:1::61", 202: "2001:db8:1::62"}
 H4_MP = {201: "2001:db8:61::1", 202: "2001:db8:62::1"}
 H4_NOMAP = "2001:db8:63::1"
+H4_FPM = "2001:db8:64::1"  # r's route to it comes from "zebra" over FPM
 CAPTURE = "vc100-v6.pcap"
 
 
@@ -64,7 +65,7 @@ def topo(request):
                check=True)
     t.exec("h4", ["ip", "-6", "addr", "add", H4 + "/64", "dev", "h4-a1", "nodad"],
            check=True)
-    for a in (H4_LO, H4_BR, H4_NOMAP) + tuple(H4_MP.values()):
+    for a in (H4_LO, H4_BR, H4_NOMAP, H4_FPM) + tuple(H4_MP.values()):
         t.exec("h4", ["ip", "-6", "addr", "add", a + "/128", "dev", "lo"], check=True)
     t.exec("h4", ["ip", "-6", "route", "add", "default", "via", "2001:db8:4::1"],
            check=True)
@@ -158,6 +159,7 @@ def a1_config(topo):
             {"prefix": "2001:db8:61::/64", "nexthop": [{"address": H4}]},
             {"prefix": "2001:db8:62::/64", "nexthop": [{"address": H4}]},
             {"prefix": "2001:db8:63::/64", "nexthop": [{"address": H4}]},
+            {"prefix": "2001:db8:64::/64", "nexthop": [{"address": H4}]},
         ]}}}
 
 
@@ -365,6 +367,45 @@ def test_cellgatectl_show_vc_lists_the_map(routers):
     code, out, err = run(rc.sock(r), "show", "vc", "atm0", "0/202")
     assert code == 0, err
     assert "IPv6 peers (static map) 2001:db8:200::3" in out, out
+
+
+# zebra's part (dplane_fpm_nl), played by fpmfeed.py's encoder inside r's
+# namespace: one IPv6 route with a gateway, the session held open.
+FPM_ROUTE6 = """
+import socket, sys
+sys.path.insert(0, %r)
+import fpmfeed
+s = socket.create_connection(("127.0.0.1", 2620), timeout=5)
+gw = socket.inet_pton(socket.AF_INET6, "2001:db8:200::3")
+dst = socket.inet_pton(socket.AF_INET6, "2001:db8:64::")
+s.sendall(fpmfeed.frame([fpmfeed.route(fpmfeed.AF_INET6, dst, 64, gw)]))
+print("sent", flush=True)
+sys.stdin.read()
+""" % os.path.dirname(os.path.abspath(__file__))
+
+
+def test_fpm_route6_via_mapped_gateway(topo, routers):
+    """An FRR route (over FPM) whose gateway is in the map goes out that
+    VC, as a static one does: exact per-VC counts over 0/202 both ways."""
+    r, a1 = routers
+    feed = topo.popen("r", [lab.PYTHON, "-c", FPM_ROUTE6], stdin=subprocess.PIPE,
+                      stdout=subprocess.PIPE, text=True)
+    try:
+        assert feed.stdout.readline().strip() == "sent"
+        assert lab.wait_for(lambda: int(rc.state(r)["fpm"]["routes-ipv6"]) >= 1, 10)
+        assert wait_ping6(topo, H4_FPM, src=H1_MP[202]), "no answer via the FPM route"
+        rb, ab = (atmlab.vc_of(d.stats(), "atm0", 0, 202) for d in (r, a1))
+        got, p = ping6(topo, "h1", H4_FPM, count=10, src=H1_MP[202])
+        assert got == 10, p.stdout + p.stderr
+        time.sleep(0.3)
+        ra, aa = (atmlab.vc_of(d.stats(), "atm0", 0, 202) for d in (r, a1))
+        for after, before in ((ra, rb), (aa, ab)):
+            for k in ("pdus-out", "pdus-in"):
+                assert after[k] - before[k] == 10, (k, after, before)
+            assert after["octets-out"] - before["octets-out"] == 10 * MP_SDU[202]
+    finally:
+        feed.stdin.close()
+        feed.wait(timeout=10)
 
 
 MP_PVC201 = "/restconf/data/cellgate:cellgate/port=atm0/subinterface=atm0.200/pvc=0,201"
