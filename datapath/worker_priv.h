@@ -135,11 +135,14 @@ static inline void worker_to_kernel(struct worker *w, const struct pkt *p)
 		pt->ops->punt(pt->queues[w->id], p);
 }
 
-/* An IPv6 frame dropped as `r`: counted under the reason and as an IPv6 discard. */
+/* An IPv6 frame dropped as `r`: under the reason, its IPv6 share, and as an IPv6 discard. */
 static inline void worker_drop6(struct worker *w, const struct pkt *p, enum drop_reason r)
 {
+	struct port_counters *c = &w->ctr->port[p->in_port];
+
 	worker_drop(w, p, r);
-	CTR_ADD(w->ctr->port[p->in_port].ip6_discards, 1);
+	CTR_ADD(c->drops6[r], 1);
+	CTR_ADD(c->ip6_discards, 1);
 }
 
 /* An IPv6 frame left to the kernel. */

@@ -326,3 +326,21 @@ def test_accounting(topo, router):
     assert lab.wait_for(lambda: not lab.accounting_errors(router.stats()),
                         timeout=6, interval=0.25), \
         lab.accounting_errors(router.stats())
+
+
+def test_ipv6_drops_by_reason(topo, router):
+    """The IPv6 share of each drop reason (stats.json drops6, RESTCONF
+    drop/ipv6-packets) sums to ipv6-discards; IPv4 drops stay out of it."""
+    p0 = port(router, "eth0")
+    # One of each: an IPv6 packet to the blackhole route, an IPv4 one with no route.
+    ping6(topo, "h1", "2001:db8:66::1", count=1)
+    topo.exec("h1", ["ping", "-n", "-c", "1", "-W", "1", "10.99.0.1"], timeout=10)
+    p1 = port(router, "eth0")
+    assert p1["drops6"]["blackhole"] - p0["drops6"]["blackhole"] == 1, p1["drops6"]
+    assert p1["drops"]["no-route"] - p0["drops"]["no-route"] == 1, p1["drops"]
+    assert p1["drops6"]["no-route"] == p0["drops6"]["no-route"], p1["drops6"]
+    assert sum(p1["drops6"].values()) == p1["ipv6-discards"], p1
+    assert all(p1["drops6"][k] <= p1["drops"][k] for k in p1["drops"]), p1
+    st = rc.get(router, "/cellgate:cellgate/state/port=eth0").json()["cellgate:port"][0]
+    share = {d["reason"]: int(d["ipv6-packets"]) for d in st["drop"]}
+    assert share["blackhole"] >= 1 and sum(share.values()) == int(st["ipv6-discards"]), share

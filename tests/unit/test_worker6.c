@@ -359,6 +359,13 @@ static void check_accounting(void)
 		CHECK(c->ip6_in_packets <= c->rx_packets && c->ip6_forwarded <= c->forwarded);
 		CHECK(c->ip6_discards <= s.port[p].drops_total && c->ip6_icmp_out <= c->icmp_out);
 		CHECK(c->ip6_out_packets <= c->tx_packets && c->ip6_out_octets < c->tx_octets + 1);
+		/* Every IPv6 discard is under its reason's IPv6 share, never more than the reason. */
+		uint64_t d6 = 0;
+		for (unsigned r = 0; r < DROP__MAX; r++) {
+			d6 += c->drops6[r];
+			CHECK(c->drops6[r] <= c->drops[r]);
+		}
+		CHECK_EQ(d6, c->ip6_discards);
 	}
 }
 
