@@ -286,8 +286,9 @@ int cfg_route_cmp(const void *a, const void *b);
  */
 const char *cfg_restart_only_diff(const struct cfg *a, const struct cfg *b, const char **path);
 bool cfg_pvc_same(const struct cfg_pvc *a, const struct cfg_pvc *b);
-/* The static IPv6 routes of a and b the same (restart-only for now). */
-bool cfg_routes6_same(const struct cfg *a, const struct cfg *b);
+/* Order of cfg->routes6 (by prefix, then length), for bsearch; one route the same in every field. */
+int cfg_route6_cmp(const void *a, const void *b);
+bool cfg_route6_same(const struct cfg_route6 *x, const struct cfg_route6 *y);
 
 struct ly_ctx;
 

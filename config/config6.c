@@ -235,20 +235,20 @@ void cfg_print_routes6(FILE *out, const struct cfg *cfg)
 	fprintf(out, "      ],\n");
 }
 
-bool cfg_routes6_same(const struct cfg *a, const struct cfg *b)
+int cfg_route6_cmp(const void *a, const void *b)
 {
-	if (a->nroutes6 != b->nroutes6)
-		return false;
-	for (unsigned i = 0; i < a->nroutes6; i++) {
-		const struct cfg_route6 *x = &a->routes6[i], *y = &b->routes6[i];
+	return route6_cmp(a, b);
+}
 
-		if (route6_cmp(x, y) || x->action != y->action || x->nnexthops != y->nnexthops)
+bool cfg_route6_same(const struct cfg_route6 *x, const struct cfg_route6 *y)
+{
+	if (route6_cmp(x, y) || x->action != y->action || x->nnexthops != y->nnexthops)
+		return false;
+	for (unsigned j = 0; j < x->nnexthops; j++)
+		if (memcmp(x->nexthops[j].gateway, y->nexthops[j].gateway, 16) ||
+		    strcmp(x->nexthops[j].port, y->nexthops[j].port) ||
+		    x->nexthops[j].weight != y->nexthops[j].weight)
 			return false;
-		for (unsigned j = 0; j < x->nnexthops; j++)
-			if (memcmp(x->nexthops[j].gateway, y->nexthops[j].gateway, 16) ||
-			    strcmp(x->nexthops[j].port, y->nexthops[j].port) ||
-			    x->nexthops[j].weight != y->nexthops[j].weight)
-				return false;
-	}
 	return true;
 }
+

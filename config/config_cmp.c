@@ -147,8 +147,6 @@ const char *cfg_restart_only_diff(const struct cfg *a, const struct cfg *b, cons
 	    {ports_same, "ports, subinterfaces and their addresses", "/cellgate:cellgate/port"},
 	    {workers_same, "workers and worker-cpu", "/cellgate:cellgate/system/workers"},
 	    {fib_algorithm_same, "the FIB algorithm", "/cellgate:cellgate/system/fib-algorithm"},
-	    {cfg_routes6_same, "the static IPv6 routes",
-	     "/cellgate:cellgate/routing/static-route6"},
 	};
 
 	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)

@@ -11,6 +11,7 @@
 
 #include "daemon/mgmt.h"
 #include "daemon/routes.h"
+#include "daemon/routes6.h"
 #include "lib/log.h"
 #include "mgmt/restconf/restconf.h"
 
@@ -124,7 +125,8 @@ static void pvc_changed(struct mgmt *m, const struct atm_pvc_change *pch)
  * earlier routes back failed as well, the FIB matches neither
  * configuration: 500, logged as an error, saying which route is missing.
  */
-static void routes_error(const struct routes_update_err *ru, int e, struct restconf_err *err)
+static void routes_error(const struct routes_update_err *ru, int e, const char *list,
+                         struct restconf_err *err)
 {
 	const char *why = e == -ENETUNREACH ? " (no connected subnet reaches the gateway)" : "";
 
@@ -146,8 +148,8 @@ static void routes_error(const struct routes_update_err *ru, int e, struct restc
 		                 "route %s cannot be installed: %s%s", ru->failed, strerror(-e),
 		                 why);
 	}
-	snprintf(err->path, sizeof(err->path),
-	         "/cellgate:cellgate/routing/static-route[prefix='%s']", ru->failed);
+	snprintf(err->path, sizeof(err->path), "/cellgate:cellgate/routing/%s[prefix='%s']", list,
+	         ru->failed);
 }
 
 static int cfg_apply(struct mgmt *m, struct cfg *next, struct restconf_err *err)
@@ -162,7 +164,21 @@ static int cfg_apply(struct mgmt *m, struct cfg *next, struct restconf_err *err)
 		return -1;
 	if ((e = routes_static_update(ctl->rib, cur, next, &ru)) != 0) {
 		atm_pvc_abort(ctl->atm, pch);
-		routes_error(&ru, e, err);
+		routes_error(&ru, e, "static-route", err);
+		return -1;
+	}
+	if ((e = routes6_static_update(ctl->rib6, ctl->dp, cur, next, &ru)) != 0) {
+		struct routes_update_err back;
+		int u = routes_static_update(ctl->rib, next, cur, &back);
+
+		/* All or nothing across both families: the IPv4 routes go back as well. */
+		if (u && !ru.undo_err) {
+			ru.undo_err = u;
+			ru.undo_failures = back.undo_failures + 1;
+			snprintf(ru.undo_failed, sizeof(ru.undo_failed), "%s", back.failed);
+		}
+		atm_pvc_abort(ctl->atm, pch);
+		routes_error(&ru, e, "static-route6", err);
 		return -1;
 	}
 	/* Nothing can fail from here on. */

@@ -136,8 +136,8 @@ static void state_port(FILE *out, const struct control *ctl, const struct stats_
 	fprintf(out, ",\"rx-ring-drops\":\"%lu\",\"drops-total\":\"%lu\",\"drop\":[",
 	        sp->rx_ring_drops, sp->drops_total);
 	for (unsigned r = 0; r < DROP__MAX; r++)
-		fprintf(out, "%s{\"reason\":\"%s\",\"packets\":\"%lu\"}", r ? "," : "",
-		        drop_reason_name[r], sp->c.drops[r]);
+		fprintf(out, "%s{\"reason\":\"%s\",\"packets\":\"%lu\",\"ipv6-packets\":\"%lu\"}",
+		        r ? "," : "", drop_reason_name[r], sp->c.drops[r], sp->c.drops6[r]);
 	fputc(']', out);
 	state_port_ipv6(out, ctl, p);
 	if (s->is_atm[p]) {

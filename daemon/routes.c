@@ -102,13 +102,10 @@ int routes_apply_config(struct rib *rib, const struct cfg *cfg)
 	return failed;
 }
 
-static const struct cfg_route *route_find(const struct cfg *cfg, const struct cfg_route *r)
+static bool route_same(const void *x, const void *y)
 {
-	return bsearch(r, cfg->routes, cfg->nroutes, sizeof(*r), cfg_route_cmp);
-}
+	const struct cfg_route *a = x, *b = y;
 
-static bool route_same(const struct cfg_route *a, const struct cfg_route *b)
-{
 	if (a->action != b->action || a->nnexthops != b->nnexthops ||
 	    strcmp(a->interface, b->interface))
 		return false;
@@ -120,70 +117,39 @@ static bool route_same(const struct cfg_route *a, const struct cfg_route *b)
 	return true;
 }
 
-/* Put the RIB's static route for r's prefix back to what `cfg` says (absent: none). */
-static int route_restore(struct rib *rib, const struct cfg *cfg, const struct cfg_route *r)
+static int route_set(void *rib, const struct cfg *cfg, const void *r)
 {
-	const struct cfg_route *old = route_find(cfg, r);
-	int err;
-
-	if (old)
-		return route_static_one(rib, cfg, old);
-	err = rib_route_del(rib, r->prefix, r->plen, RIB_SRC_STATIC);
-	return err == -ENOENT ? 0 : err; /* it had not got in: nothing to take out */
+	return route_static_one(rib, cfg, r);
 }
 
-static void prefix_str(const struct cfg_route *r, char *buf, size_t len)
+static int route_del(void *rib, const void *x)
 {
+	const struct cfg_route *r = x;
+
+	return rib_route_del(rib, r->prefix, r->plen, RIB_SRC_STATIC);
+}
+
+static void prefix_str(const void *x, char *buf, size_t len)
+{
+	const struct cfg_route *r = x;
 	uint32_t a = r->prefix;
 
 	snprintf(buf, len, "%u.%u.%u.%u/%u", a >> 24, (a >> 16) & 255, (a >> 8) & 255, a & 255,
 	         r->plen);
 }
 
-/* One change: `r` is in `next` (set it) or only in `cur` (delete it). */
-struct route_change {
-	const struct cfg_route *r;
-	bool del;
-};
-
 int routes_static_update(struct rib *rib, const struct cfg *cur, const struct cfg *next,
                          struct routes_update_err *e)
 {
-	struct route_change *ch = calloc(cur->nroutes + next->nroutes + 1, sizeof(*ch));
-	unsigned n = 0, i;
-	int err = 0;
+	static const struct routes_family_ops ops = {
+	    .size = sizeof(struct cfg_route),
+	    .cmp = cfg_route_cmp,
+	    .same = route_same,
+	    .set = route_set,
+	    .del = route_del,
+	    .name = prefix_str,
+	};
 
-	*e = (struct routes_update_err){0};
-	if (!ch)
-		return -ENOMEM;
-	/* cfg_parse leaves routes sorted, so both lookups are binary searches. */
-	for (i = 0; i < cur->nroutes; i++)
-		if (!route_find(next, &cur->routes[i]))
-			ch[n++] = (struct route_change){&cur->routes[i], true};
-	for (i = 0; i < next->nroutes; i++) {
-		const struct cfg_route *old = route_find(cur, &next->routes[i]);
-		if (!old || !route_same(old, &next->routes[i]))
-			ch[n++] = (struct route_change){&next->routes[i], false};
-	}
-	for (i = 0; i < n && !err; i++) {
-		const struct cfg_route *r = ch[i].r;
-		err = ch[i].del ? rib_route_del(rib, r->prefix, r->plen, RIB_SRC_STATIC)
-		                : route_static_one(rib, next, r);
-		if (err && ch[i].del && err == -ENOENT)
-			err = 0; /* it never got installed (startup failure): nothing to delete */
-		if (err)
-			prefix_str(r, e->failed, sizeof(e->failed));
-	}
-	if (err) /* undo, newest first, including the failed one's partial effect */
-		while (i-- > 0) {
-			int u = route_restore(rib, cur, ch[i].r);
-			if (!u)
-				continue;
-			if (!e->undo_failures++) {
-				e->undo_err = u;
-				prefix_str(ch[i].r, e->undo_failed, sizeof(e->undo_failed));
-			}
-		}
-	free(ch);
-	return err;
+	return routes_update(&ops, rib, &(struct routes_list){cur, cur->routes, cur->nroutes},
+	                     &(struct routes_list){next, next->routes, next->nroutes}, e);
 }

@@ -5,6 +5,7 @@
 
 #include "config/config.h"
 #include "daemon/rib.h"
+#include "daemon/routes_update.h"
 
 /*
  * Install local (/32 per address, subnet broadcast) and connected routes for
@@ -13,22 +14,9 @@
  */
 int routes_apply_config(struct rib *rib, const struct cfg *cfg);
 
-/* Why routes_static_update failed. */
-struct routes_update_err {
-	char failed[20];      /* "a.b.c.d/len" of the route that could not be installed */
-	int undo_err;         /* 0: everything was put back; else the first undo's error */
-	char undo_failed[20]; /* ... and that route */
-	unsigned undo_failures;
-};
-
 /*
- * Make the static routes of `next` those in the RIB, where `cur` are
- * installed now: routes gone are deleted, new or changed ones set. All or
- * nothing: on the first failure what was done is undone and the error
- * (negative errno) returned, with e->failed naming the route. Undoing can
- * fail too (the FIB out of room for a route it had a moment ago): then
- * e->undo_err and e->undo_failed say so, and the RIB differs from both
- * configurations until the routes can be installed. 0 on success.
+ * Make the static IPv4 routes of `next` those in the RIB, where `cur`'s are
+ * installed now, all or nothing (routes_update).
  */
 int routes_static_update(struct rib *rib, const struct cfg *cur, const struct cfg *next,
                          struct routes_update_err *e);

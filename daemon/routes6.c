@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "daemon/routes6.h"
@@ -116,4 +117,55 @@ int routes6_apply_config(struct rib6 *r6, const struct dataplane *dp, const stru
 	for (unsigned i = 0; i < cfg->nroutes6; i++)
 		failed += static6_one(r6, dp, cfg, &cfg->routes6[i]) != 0;
 	return failed;
+}
+
+/* What the IPv6 steps of routes_update need: the RIB6, and the ports for interface names. */
+struct routes6_ctx {
+	struct rib6 *r6;
+	const struct dataplane *dp;
+};
+
+static bool route6_same(const void *a, const void *b)
+{
+	return cfg_route6_same(a, b);
+}
+
+static int route6_set(void *arg, const struct cfg *cfg, const void *r)
+{
+	const struct routes6_ctx *c = arg;
+
+	return static6_one(c->r6, c->dp, cfg, r);
+}
+
+static int route6_del(void *arg, const void *x)
+{
+	const struct routes6_ctx *c = arg;
+	const struct cfg_route6 *r = x;
+
+	return rib6_route_del(c->r6, r->prefix, r->plen, RIB_SRC_STATIC);
+}
+
+static void route6_name(const void *x, char *buf, size_t len)
+{
+	const struct cfg_route6 *r = x;
+	char ip[INET6_ADDRSTRLEN];
+
+	snprintf(buf, len, "%s/%u", inet_str(AF_INET6, r->prefix, ip, sizeof(ip)), r->plen);
+}
+
+int routes6_static_update(struct rib6 *r6, const struct dataplane *dp, const struct cfg *cur,
+                          const struct cfg *next, struct routes_update_err *e)
+{
+	static const struct routes_family_ops ops = {
+	    .size = sizeof(struct cfg_route6),
+	    .cmp = cfg_route6_cmp,
+	    .same = route6_same,
+	    .set = route6_set,
+	    .del = route6_del,
+	    .name = route6_name,
+	};
+	struct routes6_ctx c = {r6, dp};
+
+	return routes_update(&ops, &c, &(struct routes_list){cur, cur->routes6, cur->nroutes6},
+	                     &(struct routes_list){next, next->routes6, next->nroutes6}, e);
 }

@@ -5,6 +5,7 @@
 
 #include "config/config.h"
 #include "daemon/rib6.h"
+#include "daemon/routes_update.h"
 
 /*
  * Mark the dataplane ports with IPv6 addresses as IPv6 ports (port.ip6, the
@@ -18,5 +19,12 @@ void routes6_ports_setup(struct dataplane *dp, const struct cfg *cfg);
  * installed are logged; returns how many failed.
  */
 int routes6_apply_config(struct rib6 *r6, const struct dataplane *dp, const struct cfg *cfg);
+
+/*
+ * Make the static IPv6 routes of `next` those in the RIB6, where `cur`'s are
+ * installed now, all or nothing (routes_update). The ports are unchanged.
+ */
+int routes6_static_update(struct rib6 *r6, const struct dataplane *dp, const struct cfg *cur,
+                          const struct cfg *next, struct routes_update_err *e);
 
 #endif

@@ -26,6 +26,9 @@ static void port_json(FILE *out, const struct port *pt, const struct stats_port 
 	        sp->drops_total);
 	for (unsigned r = 0; r < DROP__MAX; r++)
 		fprintf(out, "%s\"%s\":%lu", r ? "," : "", drop_reason_name[r], sp->c.drops[r]);
+	fputs("},\"drops6\":{", out);
+	for (unsigned r = 0; r < DROP__MAX; r++)
+		fprintf(out, "%s\"%s\":%lu", r ? "," : "", drop_reason_name[r], sp->c.drops6[r]);
 	fputs("}}", out);
 }
 

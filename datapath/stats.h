@@ -94,7 +94,8 @@ struct port_counters {
 	 * ip6_out counts every IPv6 datagram sent on the port, forwarded or
 	 * generated (ICMPv6 errors); ip6_icmp_out the ICMPv6 errors generated
 	 * for IPv6 received here. Their drops are also under their reasons in
-	 * drops[], where no-route, blackhole, tx-full ... mix both families.
+	 * drops[], where no-route, blackhole, tx-full ... mix both families;
+	 * drops6[] is the IPv6 share of each, so ip6_discards = sum(drops6).
 	 */
 	uint64_t ip6_in_packets;
 	uint64_t ip6_in_octets;
@@ -105,6 +106,7 @@ struct port_counters {
 	uint64_t ip6_out_octets;
 	uint64_t ip6_icmp_out;
 	uint64_t drops[DROP__MAX];
+	uint64_t drops6[DROP__MAX]; /* the IPv6 frames among drops[] */
 } __attribute__((aligned(64)));
 
 struct worker_counters {

@@ -71,7 +71,7 @@ static void tx_account_sent(struct worker *w, uint16_t port, const struct tx_bat
 			CTR_ADD(in->ip6_forwarded, 1);
 		else if (k == TX_GENERATED6)
 			CTR_ADD(in->ip6_icmp_out, 1);
-		if (k == TX_FORWARDED6 || k == TX_GENERATED6) {
+		if (k == TX_FORWARDED6 || k == TX_GENERATED6 || k == TX_FRAGMENT6) {
 			n6++;
 			octets6 += p->len - 14;
 		}
@@ -205,12 +205,11 @@ static const struct nexthop *nh_select(const struct worker *w, const uint8_t *ip
  * rewritten Ethernet header. `next` writes the next piece's IP packet and
  * returns its length (0 when done) and whether it is the last; the last
  * piece stands for the packet in the forwarded/tx-full accounting, the
- * others count as TX_FRAGMENT. Returns how many pieces were sent.
+ * others count as TX_FRAGMENT (TX_FRAGMENT6 for IPv6). Returns how many
+ * pieces were sent.
  */
-typedef uint32_t (*piece_next_fn)(void *it, uint8_t *ip, bool *last);
-
-static unsigned send_pieces(struct worker *w, const struct pkt *p, const struct port *out,
-                            piece_next_fn next, void *it)
+unsigned worker_send_pieces(struct worker *w, const struct pkt *p, const struct port *out,
+                            piece_next_fn next, void *it, bool ip6)
 {
 	unsigned n = 0;
 	bool last = false;
@@ -228,7 +227,10 @@ static unsigned send_pieces(struct worker *w, const struct pkt *p, const struct 
 		f->len = 14 + len;
 		w->frag_used++;
 		n++;
-		worker_tx_enqueue(w, out->id, f, last ? TX_FORWARDED : TX_FRAGMENT);
+		if (ip6)
+			worker_tx_enqueue(w, out->id, f, last ? TX_FORWARDED6 : TX_FRAGMENT6);
+		else
+			worker_tx_enqueue(w, out->id, f, last ? TX_FORWARDED : TX_FRAGMENT);
 	}
 }
 
@@ -260,7 +262,7 @@ static void send_fragments(struct worker *w, struct pkt *p, const struct port *o
 		worker_drop(w, p, DROP_MTU_EXCEEDED);
 		return;
 	}
-	unsigned n = send_pieces(w, p, out, frag_piece, &it);
+	unsigned n = worker_send_pieces(w, p, out, frag_piece, &it, false);
 	CTR_ADD(w->ctr->port[p->in_port].fragmented, 1);
 	CTR_ADD(w->ctr->port[p->in_port].fragments_out, n);
 }
@@ -278,7 +280,7 @@ static void send_gso_segments(struct worker *w, struct pkt *p, const struct port
 		worker_drop(w, p, DROP_MTU_EXCEEDED);
 		return;
 	}
-	unsigned n = send_pieces(w, p, out, gso_piece, &it);
+	unsigned n = worker_send_pieces(w, p, out, gso_piece, &it, false);
 	CTR_ADD(w->ctr->port[p->in_port].gso_segmented, 1);
 	CTR_ADD(w->ctr->port[p->in_port].gso_segments_out, n);
 }

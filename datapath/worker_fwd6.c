@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "datapath/csum.h"
+#include "datapath/ip6_gso.h"
 #include "datapath/nd.h"
 #include "datapath/worker_priv.h"
 
@@ -158,7 +159,8 @@ static bool egress6_checks(struct worker *w, struct pkt *p, const struct port *o
 		worker_icmp6_reply(w, p, &err);
 		return false;
 	}
-	if (p->gso_type != PKT_GSO_NONE && !out->tx_offload) {
+	/* Segments cut here come from the fragment scratch (send6_gso). */
+	if (p->gso_type != PKT_GSO_NONE && !out->tx_offload && len > FRAG_MTU_MAX) {
 		worker_drop6(w, p, DROP_IP6_TOO_BIG);
 		return false;
 	}
@@ -195,7 +197,36 @@ static bool tx_refuse6(struct worker *w, const struct pkt *p, const struct port 
 	return true;
 }
 
-static void send6(struct worker *w, struct pkt *p, const struct port *out, uint64_t l2)
+static uint32_t gso6_piece(void *arg, uint8_t *ip, bool *last)
+{
+	struct ip6_gso_iter *it = arg;
+	uint32_t len = ip6_gso_next(it, ip);
+
+	*last = ip6_gso_done(it);
+	return len;
+}
+
+/*
+ * A GSO super-packet for an egress that cannot segment it (an ATM
+ * subinterface, a netdev without TSO): cut into the sender's segments here
+ * (ip6_gso.c), after the hop limit was decremented, so each segment carries it.
+ */
+static void send6_gso(struct worker *w, struct pkt *p, const struct port *out,
+                      const struct ip6_info *info)
+{
+	struct ip6_gso_iter it;
+
+	if (ip6_gso_init(&it, p->data + 14, info, p->gso_type, p->gso_size) != 0) {
+		worker_drop6(w, p, DROP_IP6_TOO_BIG);
+		return;
+	}
+	unsigned n = worker_send_pieces(w, p, out, gso6_piece, &it, true);
+	CTR_ADD(w->ctr->port[p->in_port].gso_segmented, 1);
+	CTR_ADD(w->ctr->port[p->in_port].gso_segments_out, n);
+}
+
+static void send6(struct worker *w, struct pkt *p, const struct port *out, uint64_t l2,
+                  const struct ip6_info *info)
 {
 	uint8_t *eth = p->data;
 
@@ -204,6 +235,10 @@ static void send6(struct worker *w, struct pkt *p, const struct port *out, uint6
 		return;
 	memcpy(eth + 6, out->mac, 6);
 	ip6_hop_limit_decrement(eth + 14);
+	if (p->gso_type != PKT_GSO_NONE && !out->tx_offload) {
+		send6_gso(w, p, out, info);
+		return;
+	}
 	if (p->csum_partial && !out->tx_offload)
 		csum_complete6(p);
 	worker_tx_enqueue(w, out->id, p, TX_FORWARDED6);
@@ -211,7 +246,8 @@ static void send6(struct worker *w, struct pkt *p, const struct port *out, uint6
 
 /* A gateway next hop: send, drop as nd-failed, or wait for neighbour discovery. */
 static enum fwd_result via_gateway(struct worker *w, struct pkt *p, const struct port *out,
-                                   const struct nexthop *nh, uint32_t nh_id, uint8_t wait_ip6[16],
+                                   const struct nexthop *nh, uint32_t nh_id,
+                                   const struct ip6_info *info, uint8_t wait_ip6[16],
                                    uint16_t *wait_port)
 {
 	uint64_t l2 = __atomic_load_n(&nh->l2, __ATOMIC_ACQUIRE);
@@ -220,7 +256,7 @@ static enum fwd_result via_gateway(struct worker *w, struct pkt *p, const struct
 		/* RFC 4861 §7.3.3: a packet to a STALE neighbour starts DELAY (neigh6.c). */
 		if (nh_l2_state(l2) == NEIGH_STALE)
 			nh_l2_mark_used(&w->dp->nht->nh[nh_id], l2);
-		send6(w, p, out, l2);
+		send6(w, p, out, l2, info);
 		return FWD_DONE;
 	}
 	if (nh_l2_state(l2) == NEIGH_FAILED) {
@@ -271,13 +307,13 @@ enum fwd_result worker_forward6(struct worker *w, struct pkt *p, uint32_t nhg_id
 	case NH_GATEWAY:
 		if (!egress6_checks(w, p, out, info))
 			return FWD_DONE;
-		return via_gateway(w, p, out, nh, nh_id, wait_ip6, wait_port);
+		return via_gateway(w, p, out, nh, nh_id, info, wait_ip6, wait_port);
 	case NH_GLEAN:
 		/* On-link destination with no host route yet: it is its own neighbour. */
 		if (!egress6_checks(w, p, out, info))
 			return FWD_DONE;
 		if (out->p2p) {
-			send6(w, p, out, 0);
+			send6(w, p, out, 0, info);
 			return FWD_DONE;
 		}
 		memcpy(wait_ip6, ip + 24, 16);

@@ -25,7 +25,8 @@
 _Static_assert(ICMP_SLOT >= ICMP_ERR_FRAME_MAX, "ICMP scratch slot too small for ICMPv4");
 
 /* What a queued frame is, for the counters when it leaves (the 6s: IPv6 ones). */
-enum tx_kind { TX_FORWARDED, TX_GENERATED, TX_FRAGMENT, TX_FORWARDED6, TX_GENERATED6 };
+/* TX_FRAGMENT6: an IPv6 GSO segment cut here but the last (the last one is TX_FORWARDED6). */
+enum tx_kind { TX_FORWARDED, TX_GENERATED, TX_FRAGMENT, TX_FORWARDED6, TX_GENERATED6, TX_FRAGMENT6 };
 
 struct tx_batch {
 	unsigned n;
@@ -101,6 +102,14 @@ void worker_drop(struct worker *w, const struct pkt *p, enum drop_reason r);
 void worker_icmp_reply(struct worker *w, const struct pkt *p, uint8_t type, uint8_t code,
                        uint16_t mtu);
 void worker_tx_enqueue(struct worker *w, uint16_t port, struct pkt *p, enum tx_kind kind);
+/*
+ * A packet leaving as pieces (fragments, GSO segments) from the fragment
+ * scratch: `next` writes the next piece's IP packet after the Ethernet header
+ * and returns its length (0 when done) and whether it is the last.
+ */
+typedef uint32_t (*piece_next_fn)(void *it, uint8_t *ip, bool *last);
+unsigned worker_send_pieces(struct worker *w, const struct pkt *p, const struct port *out,
+                            piece_next_fn next, void *it, bool ip6);
 void worker_tx_room(struct worker *w, uint16_t port, bool scratch_full);
 bool worker_icmp_token_take(struct worker *w);
 
@@ -126,11 +135,14 @@ static inline void worker_to_kernel(struct worker *w, const struct pkt *p)
 		pt->ops->punt(pt->queues[w->id], p);
 }
 
-/* An IPv6 frame dropped as `r`: counted under the reason and as an IPv6 discard. */
+/* An IPv6 frame dropped as `r`: under the reason, its IPv6 share, and as an IPv6 discard. */
 static inline void worker_drop6(struct worker *w, const struct pkt *p, enum drop_reason r)
 {
+	struct port_counters *c = &w->ctr->port[p->in_port];
+
 	worker_drop(w, p, r);
-	CTR_ADD(w->ctr->port[p->in_port].ip6_discards, 1);
+	CTR_ADD(c->drops6[r], 1);
+	CTR_ADD(c->ip6_discards, 1);
 }
 
 /* An IPv6 frame left to the kernel. */

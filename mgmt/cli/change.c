@@ -17,11 +17,17 @@ static int usage_route(void)
 	return 2;
 }
 
-/* {"cellgate:static-route":[{...}]} for "route add". */
+/* An IPv6 prefix goes to routing/static-route6, an IPv4 one to routing/static-route. */
+static const char *route_list(const char *prefix)
+{
+	return strchr(prefix, ':') ? "static-route6" : "static-route";
+}
+
+/* {"cellgate:static-route":[{...}]} (or static-route6) for "route add". */
 static int route_body(int argc, char **argv, char *buf, size_t len)
 {
-	size_t o =
-	    (size_t)snprintf(buf, len, "{\"cellgate:static-route\":[{\"prefix\":\"%s\"", argv[0]);
+	size_t o = (size_t)snprintf(buf, len, "{\"cellgate:%s\":[{\"prefix\":\"%s\"",
+	                            route_list(argv[0]), argv[0]);
 
 	if (argc == 2 && (!strcmp(argv[1], "blackhole") || !strcmp(argv[1], "unreachable")))
 		o += (size_t)snprintf(buf + o, len - o, ",\"action\":\"%s\"", argv[1]);
@@ -54,7 +60,7 @@ int cli_route(struct cli *c, int argc, char **argv)
 	}
 	if (argc == 2 && !strcmp(argv[0], "del")) {
 		cli_pct(argv[1], key, sizeof(key));
-		snprintf(uri, sizeof(uri), ROUTING "/static-route=%s", key);
+		snprintf(uri, sizeof(uri), ROUTING "/%s=%s", route_list(argv[1]), key);
 		return cli_send(c, "DELETE", uri, NULL, NULL) ? 1 : 0;
 	}
 	return usage_route();

@@ -54,10 +54,16 @@ CAPTURE = "vc100-v6.pcap"
 
 
 @pytest.fixture(scope="module")
-def topo(request):
+def topo_options():
+    """Extra AtmTopology options; test_atm_ipv6_offload.py turns host offloads on."""
+    return {}
+
+
+@pytest.fixture(scope="module")
+def topo(request, topo_options):
     if os.geteuid() != 0:
         pytest.fail("the lab needs root", pytrace=False)
-    t = atmlab.AtmTopology(hosts=("h1",), ipv6=True)
+    t = atmlab.AtmTopology(hosts=("h1",), ipv6=True, **topo_options)
     request.addfinalizer(t.destroy)
     t.create()
     for a in (H1_MUX, H1_BR) + tuple(H1_MP.values()):

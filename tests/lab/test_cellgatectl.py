@@ -188,6 +188,20 @@ def test_requests_are_what_the_api_expects(fake):
         "vpi": 1, "vci": 301, "encapsulation": "vc-mux-ipv4", "peer-address": "10.3.0.3"}
 
 
+def test_ipv6_routes_go_to_static_route6(fake):
+    fake.requests.clear()
+    run(fake.path, "route", "add", "2001:db8:5::/48", "via", "2001:db8:2::2")
+    run(fake.path, "route", "add", "2001:db8:6::/48", "unreachable")
+    run(fake.path, "route", "del", "2001:db8:5::/48")
+    assert fake.requests[0][:2] == ("POST", "/restconf/data/cellgate:cellgate/routing")
+    assert json.loads(fake.requests[0][2]) == {"cellgate:static-route6": [
+        {"prefix": "2001:db8:5::/48", "nexthop": [{"address": "2001:db8:2::2"}]}]}
+    assert json.loads(fake.requests[1][2]) == {"cellgate:static-route6": [
+        {"prefix": "2001:db8:6::/48", "action": "unreachable"}]}
+    assert fake.requests[2][:2] == (
+        "DELETE", "/restconf/data/cellgate:cellgate/routing/static-route6=2001%3Adb8%3A5%3A%3A%2F48")
+
+
 def test_usage_errors_exit_2(fake):
     for args in (["show"], ["show", "bogus"], ["show", "ipv6"], ["show", "ipv6", "routes", "x"], ["route", "add", "10.0.0.0/8"],
                  ["vc", "ping", "atm0"], ["frobnicate"]):
@@ -216,6 +230,24 @@ def test_route_add_show_del(topo, router):
     assert code == 0, err
     code, _, err = run(s, "show", "routes", "10.55.0.0/24")
     assert code == 1 and "no such data" in err
+
+
+def test_ipv6_route_add_show_del(router):
+    s = rc.sock(router)
+    code, _, err = run(s, "route", "add", "2001:db8:55::/48", "blackhole")
+    assert code == 0, err
+    code, out, _ = run(s, "show", "ipv6", "routes")
+    assert code == 0 and "2001:db8:55::/48" in out, out
+    code, _, err = run(s, "route", "del", "2001:db8:55::/48")
+    assert code == 0, err
+    code, out, _ = run(s, "show", "ipv6", "routes")
+    assert code == 0 and "2001:db8:55::/48" not in out, out
+    # A gateway on no IPv6 prefix of the router: refused, naming the route; nothing changes.
+    code, _, err = run(s, "route", "add", "2001:db8:56::/48", "via", "2001:db8:99::1")
+    assert code == 1 and "no connected subnet reaches the gateway" in err, err
+    assert "static-route6[prefix='2001:db8:56::/48']" in err, err
+    code, out, _ = run(s, "show", "ipv6", "routes")
+    assert code == 0 and "2001:db8:56::/48" not in out, out
 
 
 def test_rejected_route_says_why(router):

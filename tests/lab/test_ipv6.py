@@ -278,25 +278,42 @@ def test_nud_reachable_stale_reachable(topo, router):
         reload(router, v6_config())
 
 
-def test_reload_and_restart_only(topo, router):
-    """SIGHUP with the IPv6 settings unchanged reloads (an IPv4 change goes
-    in); a changed static-route6 needs a restart and changes nothing."""
+def route6_prefixes(router):
+    r = rc.get(router, "/cellgate:cellgate/state/fib/route6")
+    assert r.status == 200, r.body
+    return {x["prefix"] for x in r.json()["cellgate:route6"]}
+
+
+def test_reload_changes_static_routes6(topo, router):
+    """SIGHUP reloads an IPv4 change with the IPv6 settings unchanged, and a
+    changed static-route6 too: the removed route leaves the FIB6, an added
+    one arrives, traffic on the others keeps flowing; a route whose gateway
+    no IPv6 prefix reaches is refused and nothing changes."""
     cfg = v6_config()
     cfg["cellgate:cellgate"]["system"]["icmp-burst"] = 40
-    with open(router.cfg, "w") as f:
-        json.dump(lab.with_fib_algorithm(cfg), f)
-    n0 = router.log().count("SIGHUP: configuration reloaded")
-    router.proc.send_signal(signal.SIGHUP)
-    assert lab.wait_for(lambda: router.log().count(
-        "SIGHUP: configuration reloaded") > n0, timeout=5), router.log()[-1500:]
-    cfg["cellgate:cellgate"]["routing"]["static-route6"].pop()
-    with open(router.cfg, "w") as f:
-        json.dump(lab.with_fib_algorithm(cfg), f)
-    router.proc.send_signal(signal.SIGHUP)
-    assert lab.wait_for(lambda: "static-route6" in router.log(), timeout=5), \
-        router.log()[-1500:]
-    assert router.alive()
-    assert ping6(topo, "h1", "2001:db8:20::1", count=2).returncode == 0
+    reload(router, cfg)
+    routes6 = cfg["cellgate:cellgate"]["routing"]["static-route6"]
+    try:
+        routes6.pop()  # the 2001:db8:66::/48 blackhole
+        routes6.append({"prefix": "2001:db8:67::/48", "action": "unreachable"})
+        reload(router, cfg)
+        have = route6_prefixes(router)
+        assert "2001:db8:66::/48" not in have and "2001:db8:67::/48" in have, have
+        assert ping6(topo, "h1", "2001:db8:20::1", count=2).returncode == 0
+        bad = json.loads(json.dumps(cfg))
+        bad["cellgate:cellgate"]["routing"]["static-route6"].append(
+            {"prefix": "2001:db8:68::/48", "nexthop": [{"address": "2001:db8:99::1"}]})
+        with open(router.cfg, "w") as f:
+            json.dump(lab.with_fib_algorithm(bad), f)
+        router.proc.send_signal(signal.SIGHUP)
+        assert lab.wait_for(lambda: "2001:db8:68::/48" in router.log(), timeout=5), \
+            router.log()[-1500:]
+        have = route6_prefixes(router)
+        assert "2001:db8:68::/48" not in have and "2001:db8:67::/48" in have, have
+        assert router.alive()
+    finally:
+        reload(router, v6_config())
+    assert "2001:db8:66::/48" in route6_prefixes(router)
 
 
 def test_accounting(topo, router):
@@ -309,3 +326,21 @@ def test_accounting(topo, router):
     assert lab.wait_for(lambda: not lab.accounting_errors(router.stats()),
                         timeout=6, interval=0.25), \
         lab.accounting_errors(router.stats())
+
+
+def test_ipv6_drops_by_reason(topo, router):
+    """The IPv6 share of each drop reason (stats.json drops6, RESTCONF
+    drop/ipv6-packets) sums to ipv6-discards; IPv4 drops stay out of it."""
+    p0 = port(router, "eth0")
+    # One of each: an IPv6 packet to the blackhole route, an IPv4 one with no route.
+    ping6(topo, "h1", "2001:db8:66::1", count=1)
+    topo.exec("h1", ["ping", "-n", "-c", "1", "-W", "1", "10.99.0.1"], timeout=10)
+    p1 = port(router, "eth0")
+    assert p1["drops6"]["blackhole"] - p0["drops6"]["blackhole"] == 1, p1["drops6"]
+    assert p1["drops"]["no-route"] - p0["drops"]["no-route"] == 1, p1["drops"]
+    assert p1["drops6"]["no-route"] == p0["drops6"]["no-route"], p1["drops6"]
+    assert sum(p1["drops6"].values()) == p1["ipv6-discards"], p1
+    assert all(p1["drops6"][k] <= p1["drops"][k] for k in p1["drops"]), p1
+    st = rc.get(router, "/cellgate:cellgate/state/port=eth0").json()["cellgate:port"][0]
+    share = {d["reason"]: int(d["ipv6-packets"]) for d in st["drop"]}
+    assert share["blackhole"] >= 1 and sum(share.values()) == int(st["ipv6-discards"]), share

@@ -359,6 +359,13 @@ static void check_accounting(void)
 		CHECK(c->ip6_in_packets <= c->rx_packets && c->ip6_forwarded <= c->forwarded);
 		CHECK(c->ip6_discards <= s.port[p].drops_total && c->ip6_icmp_out <= c->icmp_out);
 		CHECK(c->ip6_out_packets <= c->tx_packets && c->ip6_out_octets < c->tx_octets + 1);
+		/* Every IPv6 discard is under its reason's IPv6 share, never more than the reason. */
+		uint64_t d6 = 0;
+		for (unsigned r = 0; r < DROP__MAX; r++) {
+			d6 += c->drops6[r];
+			CHECK(c->drops6[r] <= c->drops[r]);
+		}
+		CHECK_EQ(d6, c->ip6_discards);
 	}
 }
 
@@ -473,7 +480,10 @@ static void send_tcp6_gso(uint16_t payload, uint16_t gso_size)
 	    make6(f, &(struct f6){.dst = "2001:db8:20::5", .plen = (uint16_t)(20 + payload)});
 
 	f[14 + 6] = IP6_NH_TCP;
-	f[14 + IP6_HLEN + 12] = 0x50; /* data offset: 5 words */
+	wr32(f + 14 + IP6_HLEN + 4, 0xfffffe00u); /* a sequence number that wraps */
+	f[14 + IP6_HLEN + 12] = 0x50;              /* data offset: 5 words */
+	for (unsigned i = 0; i < payload; i++)
+		f[14 + IP6_HLEN + 20 + i] = (uint8_t)(i * 13);
 	port_fake_rx_add(&dp.ports[0], f, len, PKT_L2_HOST);
 	last_rx_offload(PKT_GSO_TCP6, gso_size, false, 0, 0);
 }
@@ -496,13 +506,26 @@ static void test_gso(void)
 	CHECK_EQ(counters(0).drops[DROP_IP6_TOO_BIG], c0.drops[DROP_IP6_TOO_BIG] + 1);
 	CHECK_EQ(txq(0)->tx_n, tx0 + 1);
 	check_icmp6(ICMP6_PACKET_TOO_BIG, 0, 1500, "2001:db8:1::2");
-	/* An egress that cannot segment: dropped, and no error (its segments would fit). */
+	/* An egress that cannot segment: cut here (ip6_gso.c), hop limit - 1 in each. */
 	dp.ports[1].tx_offload = false;
+	struct port_counters c1 = counters(1);
 	send_tcp6_gso(2000, 1000);
 	dp_worker_poll(&dp, 0);
-	CHECK_EQ(counters(0).drops[DROP_IP6_TOO_BIG], c0.drops[DROP_IP6_TOO_BIG] + 2);
-	CHECK_EQ(txq(0)->tx_n, tx0 + 1);
-	CHECK_EQ(txq(1)->tx_n, tx1 + 1);
+	CHECK_EQ(txq(1)->tx_n, tx1 + 3);
+	for (unsigned s = 0; s < 2; s++) {
+		const uint8_t *seg = txq(1)->tx_frame[(tx1 + 1 + s) % FAKE_FRAMES] + 14;
+		uint32_t sum = csum_partial_sum(seg + 8, 32, 0) + 1020 + IP6_NH_TCP;
+		CHECK(rd16(seg + 4) == 1020 && seg[7] == 63);
+		CHECK_EQ(csum_fold(csum_partial_sum(seg + IP6_HLEN, 1020, sum)), 0);
+		CHECK_EQ(rd32(seg + IP6_HLEN + 4), 0xfffffe00u + 1000 * s);
+		for (unsigned i = 0; i < 1000; i += 97)
+			CHECK_EQ(seg[IP6_HLEN + 20 + i], (uint8_t)((1000 * s + i) * 13));
+	}
+	CHECK_EQ(counters(0).gso_segmented, c0.gso_segmented + 1);
+	CHECK_EQ(counters(0).gso_segments_out, c0.gso_segments_out + 2);
+	CHECK_EQ(counters(0).ip6_forwarded, c0.ip6_forwarded + 2);
+	CHECK_EQ(counters(1).ip6_out_packets, c1.ip6_out_packets + 2);
+	CHECK_EQ(counters(0).drops[DROP_IP6_TOO_BIG], c0.drops[DROP_IP6_TOO_BIG] + 1);
 }
 
 /* A partial UDP checksum (the field holds the pseudo-header sum) completed for the egress. */
