@@ -275,7 +275,8 @@ int cfg_route_cmp(const void *a, const void *b);
  * config_cmp.c, field by field (never memcmp: padding and bytes past a
  * string's end mean nothing). cfg_restart_only_diff: what of b differs
  * from a in what cannot change at runtime (ports and subinterfaces with
- * their addresses, workers, the capture, RESTCONF, FPM and SNMP settings),
+ * their IPv4 addresses, whether they have IPv6 ones and the first of those,
+ * workers, the capture, RESTCONF, FPM and SNMP settings),
  * as a phrase for a message with its data path in *path; NULL when nothing
  * does. cfg_pvc_same: two PVCs the same in every field. A field added to
  * these structs is added to config_cmp.c as well.
@@ -284,6 +285,12 @@ const char *cfg_restart_only_diff(const struct cfg *a, const struct cfg *b, cons
 bool cfg_pvc_same(const struct cfg_pvc *a, const struct cfg_pvc *b);
 /* The static IPv6 routes of a and b the same (restart-only for now). */
 bool cfg_routes6_same(const struct cfg *a, const struct cfg *b);
+/* config6.c: a (address and prefix length) is one of list[0..n). */
+bool cfg_addr6_in(const struct cfg_addr6 *list, unsigned n, const struct cfg_addr6 *a);
+/* The prefix of a: its address with the bits past plen cleared. */
+void cfg_addr6_prefix(const struct cfg_addr6 *a, uint8_t net[16]);
+/* ip is inside the on-link prefix of one of list[0..n). */
+bool cfg_addr6_on_link(const struct cfg_addr6 *list, unsigned n, const uint8_t ip[16]);
 
 struct ly_ctx;
 

@@ -252,3 +252,33 @@ bool cfg_routes6_same(const struct cfg *a, const struct cfg *b)
 	}
 	return true;
 }
+
+bool cfg_addr6_in(const struct cfg_addr6 *list, unsigned n, const struct cfg_addr6 *a)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (list[i].plen == a->plen && memcmp(list[i].addr, a->addr, 16) == 0)
+			return true;
+	return false;
+}
+
+void cfg_addr6_prefix(const struct cfg_addr6 *a, uint8_t net[16])
+{
+	memcpy(net, a->addr, 16);
+	for (unsigned bit = a->plen; bit < 128; bit++)
+		net[bit / 8] &= (uint8_t) ~(0x80 >> (bit % 8));
+}
+
+bool cfg_addr6_on_link(const struct cfg_addr6 *list, unsigned n, const uint8_t ip[16])
+{
+	for (unsigned i = 0; i < n; i++) {
+		struct cfg_addr6 host = {.plen = list[i].plen};
+		uint8_t net[16], hnet[16];
+
+		memcpy(host.addr, ip, 16);
+		cfg_addr6_prefix(&list[i], net);
+		cfg_addr6_prefix(&host, hnet);
+		if (memcmp(net, hnet, 16) == 0)
+			return true;
+	}
+	return false;
+}

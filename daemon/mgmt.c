@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon/addrs6.h"
 #include "daemon/mgmt.h"
 #include "daemon/routes.h"
 #include "lib/log.h"
@@ -158,14 +159,24 @@ static int cfg_apply(struct mgmt *m, struct cfg *next, struct restconf_err *err)
 	struct routes_update_err ru;
 	int e;
 
+	struct addrs6_env a6 = {.dp = ctl->dp, .rib6 = ctl->rib6, .neigh6 = ctl->neigh6};
+	char msg[256], path[256];
+
 	if (unsupported_change(cur, next, err) || pvc_prepare(m, next, &pch, err))
 		return -1;
+	if (addrs6_prepare(&a6, cur, next, msg, sizeof(msg), path, sizeof(path)) != 0) {
+		atm_pvc_abort(ctl->atm, pch);
+		restconf_err_set(err, 500, "operation-failed", path, "%s", msg);
+		return -1;
+	}
 	if ((e = routes_static_update(ctl->rib, cur, next, &ru)) != 0) {
+		addrs6_abort(&a6, cur, next);
 		atm_pvc_abort(ctl->atm, pch);
 		routes_error(&ru, e, err);
 		return -1;
 	}
 	/* Nothing can fail from here on. */
+	addrs6_commit(&a6, cur, next);
 	bool pvcs_changed = pch != NULL;
 	pvc_changed(m, pch);
 	atm_pvc_commit(ctl->atm, pch, next);

@@ -481,6 +481,23 @@ void neigh6_timer(struct neigh6_table *nt, uint64_t now_ms)
 	log_limit_tick(&nt->err_log, now_ms / 1000, NEIGH6_ERR_WHAT);
 }
 
+unsigned neigh6_flush_prefix(struct neigh6_table *nt, uint16_t port, const struct cfg_addr6 *gone,
+                             const struct cfg_addr6 *keep, unsigned nkeep)
+{
+	unsigned n = 0;
+
+	for (unsigned b = 0; b < NEIGH6_BUCKETS; b++)
+		for (struct neigh6_entry *e = nt->bucket[b], *next; e; e = next) {
+			next = e->next;
+			if (e->port != port || !cfg_addr6_on_link(gone, 1, e->ip) ||
+			    cfg_addr6_on_link(keep, nkeep, e->ip))
+				continue;
+			neigh6_remove(nt, e);
+			n++;
+		}
+	return n;
+}
+
 void neigh6_get_counters(const struct neigh6_table *nt, struct neigh_counters *out)
 {
 	*out = nt->ctr;

@@ -72,6 +72,15 @@ void neigh6_seen(struct neigh6_table *nt, uint16_t port, const uint8_t ip[16], c
 /* Retries, aging, probes. Call every ~100 ms. */
 void neigh6_timer(struct neigh6_table *nt, uint64_t now_ms);
 
+/*
+ * A prefix left the port (daemon/addrs6.c): forget its neighbours there,
+ * with their /128 host routes, unless one of the port's remaining prefixes
+ * keep[0..nkeep) still holds them (RFC 4861 §5: a neighbour is a node on
+ * an attached link, and the link is the prefix's). Returns how many.
+ */
+unsigned neigh6_flush_prefix(struct neigh6_table *nt, uint16_t port, const struct cfg_addr6 *gone,
+                             const struct cfg_addr6 *keep, unsigned nkeep);
+
 /* requests_sent, replies_learned, ... as for ARP. */
 void neigh6_get_counters(const struct neigh6_table *nt, struct neigh_counters *out);
 
