@@ -14,6 +14,7 @@ and whether it has IPv6 at all (501, nothing changed).
 """
 
 import json
+import os
 import re
 import signal
 import subprocess
@@ -174,6 +175,29 @@ def reload(router, cfg):
     router.proc.send_signal(signal.SIGHUP)
     assert lab.wait_for(lambda: router.log().count(
         "SIGHUP: configuration reloaded") > n0, timeout=5), router.log()[-1500:]
+
+
+def cellgatectl(router, *args):
+    binary = os.environ.get("CELLGATECTL") or os.path.join(
+        os.path.dirname(os.path.dirname(lab.cellgated_path())), "mgmt", "cli", "cellgatectl")
+    return subprocess.run([binary, "-s", rc.sock(router)] + list(args),
+                          capture_output=True, text=True, timeout=30)
+
+
+def test_cellgatectl_address(topo, router):
+    """cellgatectl address add/del: the same RESTCONF change; IPv4 refused."""
+    p = cellgatectl(router, "address", "add", "eth1", "%s/%d" % (NEW, NEW_PLEN))
+    assert p.returncode == 0, p.stderr
+    assert "%s/%d" % (NEW, NEW_PLEN) in kernel_addrs(topo, "r-h2")
+    ping6(topo, "h1", NEW_HOST, count=1)  # may wait for neighbour discovery
+    assert ping6(topo, "h1", NEW_HOST).returncode == 0
+    p = cellgatectl(router, "address", "del", "eth1", NEW)
+    assert p.returncode == 0, p.stderr
+    assert "%s/%d" % (NEW, NEW_PLEN) not in kernel_addrs(topo, "r-h2")
+    p = cellgatectl(router, "address", "del", "eth1", lab.HOSTS6["h2"][1])
+    assert p.returncode == 1 and "first" in p.stderr, p.stderr
+    p = cellgatectl(router, "address", "add", "eth1", "10.9.9.1/24")
+    assert p.returncode == 1 and "restart" in p.stderr, p.stderr
 
 
 def test_first_address_needs_restart(topo, router):
