@@ -106,6 +106,8 @@ struct cfg_port {
 	struct cfg_addr4 addrs[CFG_ADDR_MAX]; /* first one is the primary */
 	unsigned naddrs6;                     /* port/ipv6: Ethernet ports forward IPv6 with one */
 	struct cfg_addr6 addrs6[CFG_ADDR_MAX]; /* first one: the ICMPv6 and NS source */
+	/* port/ipv6/nd (RFC 4861 6.3.2): BaseReachableTime, RetransTimer (ms); 0 = the default */
+	uint32_t nd_reachable_ms, nd_retrans_ms;
 	enum cfg_port_kind kind;              /* from driver */
 	struct cfg_cellpw cellpw;             /* kind CFG_PORT_CELLPW */
 	struct cfg_atmsock atmsock;           /* kind CFG_PORT_ATMSOCK */
@@ -285,6 +287,15 @@ const char *cfg_restart_only_diff(const struct cfg *a, const struct cfg *b, cons
 bool cfg_pvc_same(const struct cfg_pvc *a, const struct cfg_pvc *b);
 /* The static IPv6 routes of a and b the same (restart-only for now). */
 bool cfg_routes6_same(const struct cfg *a, const struct cfg *b);
+/*
+ * config6.c: port p's ND BaseReachableTime and RetransTimer (ms), the
+ * defaults if unset: RFC 4861 §10's REACHABLE_TIME and RETRANS_TIMER (the
+ * schema's defaults too).
+ */
+#define CFG_ND_REACHABLE_MS_DEFAULT 30000u
+#define CFG_ND_RETRANS_MS_DEFAULT   1000u
+uint32_t cfg_nd_reachable_ms(const struct cfg *c, unsigned p);
+uint32_t cfg_nd_retrans_ms(const struct cfg *c, unsigned p);
 /* config6.c: a (address and prefix length) is one of list[0..n). */
 bool cfg_addr6_in(const struct cfg_addr6 *list, unsigned n, const struct cfg_addr6 *a);
 /* The prefix of a: its address with the bits past plen cleared. */

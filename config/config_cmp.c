@@ -59,6 +59,7 @@ static bool settings_same(const struct port_settings *a, const struct port_setti
 	       a->promiscuous == b->promiscuous && a->qdisc_bypass == b->qdisc_bypass;
 }
 
+/* nd_reachable_ms and nd_retrans_ms change at runtime: neigh6 reads them every tick. */
 static bool port_same(const struct cfg_port *a, const struct cfg_port *b)
 {
 	const struct cfg_cellpw *x = &a->cellpw, *y = &b->cellpw;

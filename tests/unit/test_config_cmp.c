@@ -88,6 +88,14 @@ static void ipv6_changes(const struct cfg *a, struct cfg *b)
 	b->ports[0].settings.promiscuous = a->ports[0].settings.promiscuous;
 	b->ports[0].addrs6[0].plen = a->ports[0].addrs6[0].plen;
 	CHECK(cfg_restart_only_diff(a, b, &path) == NULL);
+	/* The ND timers are read by neigh6 every tick: runtime. */
+	CHECK_EQ(a->ports[0].nd_reachable_ms, CFG_ND_REACHABLE_MS_DEFAULT);
+	CHECK_EQ(a->ports[0].nd_retrans_ms, CFG_ND_RETRANS_MS_DEFAULT);
+	b->ports[0].nd_reachable_ms = 5000;
+	b->ports[0].nd_retrans_ms = 250;
+	CHECK(cfg_restart_only_diff(a, b, &path) == NULL);
+	b->ports[0].nd_reachable_ms = a->ports[0].nd_reachable_ms;
+	b->ports[0].nd_retrans_ms = a->ports[0].nd_retrans_ms;
 }
 
 /* The helpers addrs6.c and neigh6_flush_prefix decide with. */
