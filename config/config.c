@@ -236,7 +236,10 @@ static int cfg_fill_port(const struct cfg_pstate *ps, struct cfg_port *p, const 
 	p->settings.rx_ring_frames = cfg_u32(pn, "rx-ring-frames");
 	p->settings.tx_ring_frames = cfg_u32(pn, "tx-ring-frames");
 	int rc = cfg_fill_ipv4(ps, cfg_child(pn, "ipv4"), p->addrs, &p->naddrs);
-	return rc ? rc : cfg_fill_ipv6(ps, cfg_child(pn, "ipv6"), p->addrs6, &p->naddrs6);
+	if (!rc)
+		rc = cfg_fill_ipv6(ps, cfg_child(pn, "ipv6"), p->addrs6, &p->naddrs6);
+	cfg_fill_nd(cfg_child(pn, "ipv6"), p);
+	return rc;
 }
 
 static int cfg_fill_nexthop(const struct cfg_pstate *ps, struct cfg_route *r,

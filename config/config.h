@@ -110,6 +110,8 @@ struct cfg_port {
 	struct cfg_addr4 addrs[CFG_ADDR_MAX]; /* first one is the primary */
 	unsigned naddrs6;                     /* port/ipv6: Ethernet ports forward IPv6 with one */
 	struct cfg_addr6 addrs6[CFG_ADDR_MAX]; /* first one: the ICMPv6 and NS source */
+	/* port/ipv6/nd (RFC 4861 6.3.2): BaseReachableTime, RetransTimer (ms); 0 = the default */
+	uint32_t nd_reachable_ms, nd_retrans_ms;
 	enum cfg_port_kind kind;              /* from driver */
 	struct cfg_cellpw cellpw;             /* kind CFG_PORT_CELLPW */
 	struct cfg_atmsock atmsock;           /* kind CFG_PORT_ATMSOCK */
@@ -279,7 +281,8 @@ int cfg_route_cmp(const void *a, const void *b);
  * config_cmp.c, field by field (never memcmp: padding and bytes past a
  * string's end mean nothing). cfg_restart_only_diff: what of b differs
  * from a in what cannot change at runtime (ports and subinterfaces with
- * their addresses, workers, the capture, RESTCONF, FPM and SNMP settings),
+ * their IPv4 addresses, whether they have IPv6 ones and the first of those,
+ * workers, the capture, RESTCONF, FPM and SNMP settings),
  * as a phrase for a message with its data path in *path; NULL when nothing
  * does. cfg_pvc_same: two PVCs the same in every field. A field added to
  * these structs is added to config_cmp.c as well.
@@ -289,6 +292,21 @@ bool cfg_pvc_same(const struct cfg_pvc *a, const struct cfg_pvc *b);
 /* Order of cfg->routes6 (by prefix, then length), for bsearch; one route the same in every field. */
 int cfg_route6_cmp(const void *a, const void *b);
 bool cfg_route6_same(const struct cfg_route6 *x, const struct cfg_route6 *y);
+/*
+ * config6.c: port p's ND BaseReachableTime and RetransTimer (ms), the
+ * defaults if unset: RFC 4861 §10's REACHABLE_TIME and RETRANS_TIMER (the
+ * schema's defaults too).
+ */
+#define CFG_ND_REACHABLE_MS_DEFAULT 30000u
+#define CFG_ND_RETRANS_MS_DEFAULT   1000u
+uint32_t cfg_nd_reachable_ms(const struct cfg *c, unsigned p);
+uint32_t cfg_nd_retrans_ms(const struct cfg *c, unsigned p);
+/* config6.c: a (address and prefix length) is one of list[0..n). */
+bool cfg_addr6_in(const struct cfg_addr6 *list, unsigned n, const struct cfg_addr6 *a);
+/* The prefix of a: its address with the bits past plen cleared. */
+void cfg_addr6_prefix(const struct cfg_addr6 *a, uint8_t net[16]);
+/* ip is inside the on-link prefix of one of list[0..n). */
+bool cfg_addr6_on_link(const struct cfg_addr6 *list, unsigned n, const uint8_t ip[16]);
 
 struct ly_ctx;
 

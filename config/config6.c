@@ -252,3 +252,86 @@ bool cfg_route6_same(const struct cfg_route6 *x, const struct cfg_route6 *y)
 	return true;
 }
 
+bool cfg_addr6_in(const struct cfg_addr6 *list, unsigned n, const struct cfg_addr6 *a)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (list[i].plen == a->plen && memcmp(list[i].addr, a->addr, 16) == 0)
+			return true;
+	return false;
+}
+
+void cfg_addr6_prefix(const struct cfg_addr6 *a, uint8_t net[16])
+{
+	memcpy(net, a->addr, 16);
+	for (unsigned bit = a->plen; bit < 128; bit++)
+		net[bit / 8] &= (uint8_t) ~(0x80 >> (bit % 8));
+}
+
+bool cfg_addr6_on_link(const struct cfg_addr6 *list, unsigned n, const uint8_t ip[16])
+{
+	for (unsigned i = 0; i < n; i++) {
+		struct cfg_addr6 host = {.plen = list[i].plen};
+		uint8_t net[16], hnet[16];
+
+		memcpy(host.addr, ip, 16);
+		cfg_addr6_prefix(&list[i], net);
+		cfg_addr6_prefix(&host, hnet);
+		if (memcmp(net, hnet, 16) == 0)
+			return true;
+	}
+	return false;
+}
+
+void cfg_fill_nd(const struct lyd_node *ipv6, struct cfg_port *p)
+{
+	const struct lyd_node *nd = ipv6 ? cfg_child(ipv6, "nd") : NULL;
+
+	p->nd_reachable_ms = nd ? cfg_u32(nd, "base-reachable-time") : 0;
+	p->nd_retrans_ms = nd ? cfg_u32(nd, "retrans-timer") : 0;
+	if (!p->nd_reachable_ms)
+		p->nd_reachable_ms = CFG_ND_REACHABLE_MS_DEFAULT;
+	if (!p->nd_retrans_ms)
+		p->nd_retrans_ms = CFG_ND_RETRANS_MS_DEFAULT;
+}
+
+uint32_t cfg_nd_reachable_ms(const struct cfg *c, unsigned p)
+{
+	uint32_t v = p < c->nports ? c->ports[p].nd_reachable_ms : 0;
+
+	return v ? v : CFG_ND_REACHABLE_MS_DEFAULT;
+}
+
+uint32_t cfg_nd_retrans_ms(const struct cfg *c, unsigned p)
+{
+	uint32_t v = p < c->nports ? c->ports[p].nd_retrans_ms : 0;
+
+	return v ? v : CFG_ND_RETRANS_MS_DEFAULT;
+}
+
+/* Printed only when not the defaults, so the goldens of ports without it stay as they were. */
+void cfg_print_ipv6_port(FILE *out, const struct cfg_port *p, int indent)
+{
+	bool nd = (p->nd_reachable_ms && p->nd_reachable_ms != CFG_ND_REACHABLE_MS_DEFAULT) ||
+	          (p->nd_retrans_ms && p->nd_retrans_ms != CFG_ND_RETRANS_MS_DEFAULT);
+
+	if (!nd) {
+		cfg_print_ipv6(out, p->addrs6, p->naddrs6, indent);
+		return;
+	}
+	fprintf(out, ",\n%*s\"ipv6\": {\n", indent, "");
+	if (p->naddrs6) {
+		char ip[INET6_ADDRSTRLEN];
+
+		fprintf(out, "%*s\"address\": [\n", indent + 2, "");
+		for (unsigned i = 0; i < p->naddrs6; i++)
+			fprintf(out, "%*s{\"ip\": \"%s\", \"prefix-length\": %u}%s\n", indent + 4,
+			        "", inet_str(AF_INET6, p->addrs6[i].addr, ip, sizeof(ip)),
+			        p->addrs6[i].plen, i + 1 < p->naddrs6 ? "," : "");
+		fprintf(out, "%*s],\n", indent + 2, "");
+	}
+	fprintf(out, "%*s\"nd\": {\"base-reachable-time\": %u, \"retrans-timer\": %u}\n",
+	        indent + 2, "",
+	        p->nd_reachable_ms ? p->nd_reachable_ms : CFG_ND_REACHABLE_MS_DEFAULT,
+	        p->nd_retrans_ms ? p->nd_retrans_ms : CFG_ND_RETRANS_MS_DEFAULT);
+	fprintf(out, "%*s}", indent, "");
+}

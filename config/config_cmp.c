@@ -22,13 +22,33 @@ static bool addrs_same(const struct cfg_addr4 *a, unsigned na, const struct cfg_
 	return true;
 }
 
-static bool addrs6_same(const struct cfg_addr6 *a, unsigned na, const struct cfg_addr6 *b,
-                        unsigned nb)
+/*
+ * What of a port's IPv6 addresses needs a restart: whether it has any
+ * (port.ip6: the workers forward IPv6 received there, the afxdp program
+ * redirects it, neigh6 opened a socket for it) and the first address
+ * (port.ip6_addr, the ICMPv6 error and NS source, which workers read as 16
+ * bytes without a lock). The others, and the first one's prefix length,
+ * change at runtime (daemon/addrs6.c).
+ */
+static bool addrs6_fixed_same(const struct cfg_addr6 *a, unsigned na, const struct cfg_addr6 *b,
+                              unsigned nb)
 {
-	if (na != nb)
+	if ((na > 0) != (nb > 0))
 		return false;
-	for (unsigned i = 0; i < na; i++)
-		if (memcmp(a[i].addr, b[i].addr, 16) || a[i].plen != b[i].plen)
+	return na == 0 || memcmp(a[0].addr, b[0].addr, 16) == 0;
+}
+
+static bool ports6_fixed_same(const struct cfg *a, const struct cfg *b)
+{
+	if (a->nports != b->nports || a->nsubifs != b->nsubifs)
+		return true; /* ports_same says so */
+	for (unsigned i = 0; i < a->nports; i++)
+		if (!addrs6_fixed_same(a->ports[i].addrs6, a->ports[i].naddrs6, b->ports[i].addrs6,
+		                       b->ports[i].naddrs6))
+			return false;
+	for (unsigned i = 0; i < a->nsubifs; i++)
+		if (!addrs6_fixed_same(a->subifs[i].addrs6, a->subifs[i].naddrs6,
+		                       b->subifs[i].addrs6, b->subifs[i].naddrs6))
 			return false;
 	return true;
 }
@@ -39,14 +59,14 @@ static bool settings_same(const struct port_settings *a, const struct port_setti
 	       a->promiscuous == b->promiscuous && a->qdisc_bypass == b->qdisc_bypass;
 }
 
+/* nd_reachable_ms and nd_retrans_ms change at runtime: neigh6 reads them every tick. */
 static bool port_same(const struct cfg_port *a, const struct cfg_port *b)
 {
 	const struct cfg_cellpw *x = &a->cellpw, *y = &b->cellpw;
 
 	return !strcmp(a->name, b->name) && !strcmp(a->driver, b->driver) &&
 	       !strcmp(a->netdev, b->netdev) && settings_same(&a->settings, &b->settings) &&
-	       addrs_same(a->addrs, a->naddrs, b->addrs, b->naddrs) &&
-	       addrs6_same(a->addrs6, a->naddrs6, b->addrs6, b->naddrs6) && a->kind == b->kind &&
+	       addrs_same(a->addrs, a->naddrs, b->addrs, b->naddrs) && a->kind == b->kind &&
 	       !memcmp(x->peer_mac, y->peer_mac, sizeof(x->peer_mac)) &&
 	       x->pw_label == y->pw_label && x->control_word == y->control_word &&
 	       x->max_cells == y->max_cells && x->concat_us == y->concat_us &&
@@ -56,8 +76,7 @@ static bool port_same(const struct cfg_port *a, const struct cfg_port *b)
 static bool subif_same(const struct cfg_subif *a, const struct cfg_subif *b)
 {
 	return !strcmp(a->name, b->name) && a->port == b->port && a->type == b->type &&
-	       addrs_same(a->addrs, a->naddrs, b->addrs, b->naddrs) &&
-	       addrs6_same(a->addrs6, a->naddrs6, b->addrs6, b->naddrs6);
+	       addrs_same(a->addrs, a->naddrs, b->addrs, b->naddrs);
 }
 
 static bool ports_same(const struct cfg *a, const struct cfg *b)
@@ -144,7 +163,12 @@ const char *cfg_restart_only_diff(const struct cfg *a, const struct cfg *b, cons
 		bool (*same)(const struct cfg *, const struct cfg *);
 		const char *what, *path;
 	} parts[] = {
-	    {ports_same, "ports, subinterfaces and their addresses", "/cellgate:cellgate/port"},
+	    {ports6_fixed_same,
+	     "whether a port or subinterface has IPv6 addresses, and its first one (the ICMPv6 "
+	     "and neighbour solicitation source)",
+	     "/cellgate:cellgate/port"},
+	    {ports_same, "ports, subinterfaces and their IPv4 addresses",
+	     "/cellgate:cellgate/port"},
 	    {workers_same, "workers and worker-cpu", "/cellgate:cellgate/system/workers"},
 	    {fib_algorithm_same, "the FIB algorithm", "/cellgate:cellgate/system/fib-algorithm"},
 	};

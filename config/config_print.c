@@ -86,7 +86,7 @@ static void print_port(FILE *out, const struct cfg *cfg, unsigned i)
 		fprintf(out, "        \"tx-ring-frames\": %u", s->tx_ring_frames);
 	}
 	cfg_print_ipv4(out, p->addrs, p->naddrs, 8);
-	cfg_print_ipv6(out, p->addrs6, p->naddrs6, 8);
+	cfg_print_ipv6_port(out, p, 8);
 	cfg_atm_print_port(out, cfg, i);
 	fprintf(out, "\n      }");
 }

@@ -68,6 +68,10 @@ void cfg_mgmt_print(FILE *out, const struct cfg *cfg);
 void json_str(FILE *out, const char *s);
 /* An "ipv4" member with the addresses, `indent` spaces deep; nothing when there are none. */
 /* config6.c: port/ipv6 addresses and routing/static-route6. */
+/* port/ipv6/nd into p (the schema's defaults when the node is absent). */
+void cfg_fill_nd(const struct lyd_node *ipv6, struct cfg_port *p);
+/* port/ipv6 of an Ethernet port: its addresses and, when not the defaults, nd. */
+void cfg_print_ipv6_port(FILE *out, const struct cfg_port *p, int indent);
 int cfg_fill_ipv6(const struct cfg_pstate *ps, const struct lyd_node *ipv6, struct cfg_addr6 *addrs,
                   unsigned *naddrs);
 int cfg_fill_routes6(const struct cfg_pstate *ps, struct cfg *cfg, const struct lyd_node *routing);

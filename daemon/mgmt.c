@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon/addrs6.h"
 #include "daemon/mgmt.h"
 #include "daemon/routes.h"
 #include "daemon/routes6.h"
@@ -152,6 +153,34 @@ static void routes_error(const struct routes_update_err *ru, int e, const char *
 	         ru->failed);
 }
 
+/*
+ * The IPv6 static routes of `next` could not be installed (and were put back):
+ * all or nothing, so the IPv4 routes and the IPv6 addresses go back to `cur`
+ * as well. What cannot be put back is reported in ru as an undo failure.
+ */
+static void routes6_failed(struct mgmt *m, const struct addrs6_env *a6, const struct cfg *cur,
+                           const struct cfg *next, struct routes_update_err *ru)
+{
+	struct routes_update_err back;
+	char msg[256], path[256];
+	int u = routes_static_update(m->ctl->rib, next, cur, &back);
+
+	if (u && !ru->undo_err) {
+		ru->undo_err = u;
+		ru->undo_failures = back.undo_failures + 1;
+		snprintf(ru->undo_failed, sizeof(ru->undo_failed), "%s", back.failed);
+	}
+	u = addrs6_prepare(a6, next, cur, msg, sizeof(msg), path, sizeof(path));
+	if (u == 0)
+		addrs6_commit(a6, next, cur);
+	else if (!ru->undo_err) {
+		log_warnx("IPv6 addresses: putting back the previous addresses failed: %s", msg);
+		ru->undo_err = u;
+		ru->undo_failures++;
+		snprintf(ru->undo_failed, sizeof(ru->undo_failed), "the IPv6 addresses");
+	}
+}
+
 static int cfg_apply(struct mgmt *m, struct cfg *next, struct restconf_err *err)
 {
 	struct control *ctl = m->ctl;
@@ -160,23 +189,26 @@ static int cfg_apply(struct mgmt *m, struct cfg *next, struct restconf_err *err)
 	struct routes_update_err ru;
 	int e;
 
+	struct addrs6_env a6 = {.dp = ctl->dp, .rib6 = ctl->rib6, .neigh6 = ctl->neigh6};
+	char msg[256], path[256];
+
 	if (unsupported_change(cur, next, err) || pvc_prepare(m, next, &pch, err))
 		return -1;
+	if (addrs6_prepare(&a6, cur, next, msg, sizeof(msg), path, sizeof(path)) != 0) {
+		atm_pvc_abort(ctl->atm, pch);
+		restconf_err_set(err, 500, "operation-failed", path, "%s", msg);
+		return -1;
+	}
 	if ((e = routes_static_update(ctl->rib, cur, next, &ru)) != 0) {
+		addrs6_abort(&a6, cur, next);
 		atm_pvc_abort(ctl->atm, pch);
 		routes_error(&ru, e, "static-route", err);
 		return -1;
 	}
+	/* The new addresses' connected prefixes first: a new static route may go through them. */
+	addrs6_commit(&a6, cur, next);
 	if ((e = routes6_static_update(ctl->rib6, ctl->dp, cur, next, &ru)) != 0) {
-		struct routes_update_err back;
-		int u = routes_static_update(ctl->rib, next, cur, &back);
-
-		/* All or nothing across both families: the IPv4 routes go back as well. */
-		if (u && !ru.undo_err) {
-			ru.undo_err = u;
-			ru.undo_failures = back.undo_failures + 1;
-			snprintf(ru.undo_failed, sizeof(ru.undo_failed), "%s", back.failed);
-		}
+		routes6_failed(m, &a6, cur, next, &ru);
 		atm_pvc_abort(ctl->atm, pch);
 		routes_error(&ru, e, "static-route6", err);
 		return -1;

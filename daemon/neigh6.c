@@ -31,6 +31,14 @@ struct neigh6_entry {
 	struct neigh6_entry *next;
 };
 
+/* RFC 4861 §6.3.2: the variables are per interface (port/ipv6/nd). */
+struct neigh6_link {
+	struct nud_params params;
+	uint32_t base_ms;   /* the BaseReachableTime params.reachable_ms was drawn from */
+	uint64_t redraw_ms; /* when ReachableTime is drawn again */
+	uint64_t cap_ms;    /* drawn again at this tick: reachable entries end by then */
+};
+
 struct neigh6_table {
 	struct dataplane *dp;
 	const struct cfg *cfg;
@@ -41,9 +49,7 @@ struct neigh6_table {
 	neigh6_send_fn send;
 	void *send_arg;
 	uint64_t now_ms;
-	struct nud_params params;
-	uint32_t base_ms;      /* the arp-timeout params.reachable_ms was drawn from */
-	uint64_t redraw_ms;    /* when ReachableTime is drawn again */
+	struct neigh6_link link[PORT_MAX];
 	uint32_t (*rnd)(void); /* uniform 32-bit numbers (tests fix them) */
 	struct neigh6_entry *bucket[NEIGH6_BUCKETS];
 	struct neigh_counters ctr;
@@ -98,22 +104,29 @@ static uint32_t system_rnd(void)
 }
 
 /*
- * RFC 4861 §6.3.2/§10: ReachableTime drawn uniformly in [0.5, 1.5] times the
- * base, here system/arp-timeout (so one knob ages ARP and ND alike). Drawn
- * again when the base changes (a reload) and every hour (§6.3.4). True
- * when it was drawn again.
+ * RFC 4861 §6.3.2/§10, per port: ReachableTime drawn uniformly in [0.5, 1.5]
+ * times BaseReachableTime (port/ipv6/nd/base-reachable-time), drawn again
+ * when the base changes (a runtime change) and every hour (§6.3.4), with
+ * that tick's end of reachable entries in cap_ms; RetransTimer as
+ * configured; MAX_MULTICAST_SOLICIT from system/arp-retries.
  */
-static bool neigh6_params_update(struct neigh6_table *nt, uint64_t now_ms)
+static void neigh6_params_update(struct neigh6_table *nt, uint64_t now_ms)
 {
-	uint32_t base = nt->cfg->arp_timeout_s * 1000u;
+	for (unsigned p = 0; p < PORT_MAX; p++) {
+		struct neigh6_link *l = &nt->link[p];
+		uint32_t base = cfg_nd_reachable_ms(nt->cfg, p);
 
-	nt->params.mcast_solicit = (uint8_t)(nt->cfg->arp_retries ? nt->cfg->arp_retries : 1);
-	if (base == nt->base_ms && now_ms < nt->redraw_ms)
-		return false;
-	nt->base_ms = base;
-	nt->params.reachable_ms = nd_reachable_time(base, nt->rnd());
-	nt->redraw_ms = now_ms + NEIGH6_RERANDOM_MS;
-	return true;
+		l->params.mcast_solicit =
+		    (uint8_t)(nt->cfg->arp_retries ? nt->cfg->arp_retries : 1);
+		l->params.retrans_ms = cfg_nd_retrans_ms(nt->cfg, p);
+		l->cap_ms = 0;
+		if (base == l->base_ms && now_ms < l->redraw_ms)
+			continue;
+		l->base_ms = base;
+		l->params.reachable_ms = nd_reachable_time(base, nt->rnd());
+		l->redraw_ms = now_ms + NEIGH6_RERANDOM_MS;
+		l->cap_ms = now_ms + l->params.reachable_ms;
+	}
 }
 
 struct neigh6_table *neigh6_new(struct dataplane *dp, const struct cfg *cfg, struct rib6 *rib6)
@@ -127,7 +140,8 @@ struct neigh6_table *neigh6_new(struct dataplane *dp, const struct cfg *cfg, str
 	nt->rib6 = rib6;
 	nt->send = socket_send;
 	nt->send_arg = nt;
-	nt->params = (struct nud_params)NUD_PARAMS_DEFAULT;
+	for (unsigned p = 0; p < PORT_MAX; p++)
+		nt->link[p].params = (struct nud_params)NUD_PARAMS_DEFAULT;
 	nt->rnd = system_rnd;
 	neigh6_params_update(nt, 0);
 	for (unsigned i = 0; i < PORT_MAX; i++)
@@ -152,13 +166,14 @@ void neigh6_set_resolver(struct neigh6_table *nt, uint16_t port, neigh6_resolver
 void neigh6_set_random(struct neigh6_table *nt, uint32_t (*rnd)(void))
 {
 	nt->rnd = rnd;
-	nt->base_ms = 0; /* draw again now */
+	for (unsigned p = 0; p < PORT_MAX; p++)
+		nt->link[p].base_ms = 0; /* draw again now */
 	neigh6_params_update(nt, nt->now_ms);
 }
 
-uint32_t neigh6_reachable_ms(const struct neigh6_table *nt)
+uint32_t neigh6_reachable_ms(const struct neigh6_table *nt, uint16_t port)
 {
-	return nt->params.reachable_ms;
+	return port < PORT_MAX ? nt->link[port].params.reachable_ms : 0;
 }
 
 void neigh6_free(struct neigh6_table *nt)
@@ -406,7 +421,7 @@ void neigh6_resolve(struct neigh6_table *nt, uint16_t port, const uint8_t ip[16]
 	if (nt->resolver[port])
 		neigh6_map(nt, e, now_ms);
 	else
-		neigh6_act(nt, e, nud_resolve(&e->nud, &nt->params, now_ms), 0);
+		neigh6_act(nt, e, nud_resolve(&e->nud, &nt->link[e->port].params, now_ms), 0);
 }
 
 /*
@@ -432,7 +447,7 @@ void neigh6_seen(struct neigh6_table *nt, uint16_t port, const uint8_t ip[16], c
 		if (!e || e->failed)
 			return;
 		old = neigh6_l2(e);
-		act = nud_on_na(&e->nud, &nt->params, now_ms, flags, lla);
+		act = nud_on_na(&e->nud, &nt->link[e->port].params, now_ms, flags, lla);
 		/* Resolved or refreshed: a new word, or a confirmation (S). */
 		if (neigh6_l2(e) != old ||
 		    (flags & ND_NA_SOLICITED && e->nud.state == NUD_REACHABLE))
@@ -466,7 +481,8 @@ static void neigh6_fail(struct neigh6_table *nt, struct neigh6_entry *e, uint8_t
 	if (log_limit_pass(&nt->fail_log, now_ms / 1000, NEIGH6_FAIL_WHAT))
 		log_info("port %s: neighbour %s did not answer %u %s solicitations",
 		         nt->dp->ports[e->port].name, inet_str(AF_INET6, e->ip, b, sizeof(b)),
-		         was == NUD_PROBE ? nt->params.ucast_solicit : nt->params.mcast_solicit,
+		         was == NUD_PROBE ? nt->link[e->port].params.ucast_solicit
+		                          : nt->link[e->port].params.mcast_solicit,
 		         was == NUD_PROBE ? "unicast" : "multicast");
 	if (was == NUD_PROBE) {
 		/* §7.3.3: the entry SHOULD be deleted; the next packet resolves afresh. */
@@ -501,11 +517,11 @@ static void neigh6_tick_one(struct neigh6_table *nt, struct neigh6_entry *e, uin
 		return; /* static until the map changes (neigh6_forget_port) */
 	if (was == NUD_STALE) {
 		if (nh_l2_state(rib6_nh_l2_get(nt->rib6, e->port, e->ip)) == NEIGH_STALE_USED)
-			neigh6_act(nt, e, nud_resolve(&e->nud, &nt->params, now_ms),
+			neigh6_act(nt, e, nud_resolve(&e->nud, &nt->link[e->port].params, now_ms),
 			           nh_l2_pack(e->nud.lla, NEIGH_STALE_USED));
 		return;
 	}
-	act = nud_timer(&e->nud, &nt->params, now_ms);
+	act = nud_timer(&e->nud, &nt->link[e->port].params, now_ms);
 	if (act & NUD_ACT_FAILED)
 		neigh6_fail(nt, e, was, now_ms);
 	else
@@ -514,12 +530,13 @@ static void neigh6_tick_one(struct neigh6_table *nt, struct neigh6_entry *e, uin
 
 void neigh6_timer(struct neigh6_table *nt, uint64_t now_ms)
 {
-	/* A shorter ReachableTime (an arp-timeout lowered by a reload) holds at once. */
-	uint64_t cap = neigh6_params_update(nt, now_ms) ? now_ms + nt->params.reachable_ms : 0;
-
+	/* A shorter ReachableTime (a base-reachable-time lowered at runtime) holds at once. */
+	neigh6_params_update(nt, now_ms);
 	nt->now_ms = now_ms;
 	for (unsigned b = 0; b < NEIGH6_BUCKETS; b++)
 		for (struct neigh6_entry *e = nt->bucket[b], *next; e; e = next) {
+			uint64_t cap = nt->link[e->port].cap_ms;
+
 			next = e->next;
 			if (cap && e->nud.state == NUD_REACHABLE && e->nud.deadline_ms > cap)
 				e->nud.deadline_ms = cap;
@@ -538,6 +555,23 @@ void neigh6_forget_port(struct neigh6_table *nt, uint16_t port)
 			if (e->port == port)
 				neigh6_remove(nt, e);
 		}
+}
+
+unsigned neigh6_flush_prefix(struct neigh6_table *nt, uint16_t port, const struct cfg_addr6 *gone,
+                             const struct cfg_addr6 *keep, unsigned nkeep)
+{
+	unsigned n = 0;
+
+	for (unsigned b = 0; b < NEIGH6_BUCKETS; b++)
+		for (struct neigh6_entry *e = nt->bucket[b], *next; e; e = next) {
+			next = e->next;
+			if (e->port != port || !cfg_addr6_on_link(gone, 1, e->ip) ||
+			    cfg_addr6_on_link(keep, nkeep, e->ip))
+				continue;
+			neigh6_remove(nt, e);
+			n++;
+		}
+	return n;
 }
 
 void neigh6_get_counters(const struct neigh6_table *nt, struct neigh_counters *out)

@@ -12,8 +12,9 @@
  * Every entry runs the RFC 4861 §7.3.2 / Appendix C state machine of
  * datapath/nd_nud.c (INCOMPLETE, REACHABLE, STALE, DELAY, PROBE); this
  * module owns its clock and carries out what it asks for. ReachableTime
- * is system/arp-timeout randomised per §6.3.2 ([0.5, 1.5] times, drawn
- * again on a change and every hour); RetransTimer one second; INCOMPLETE
+ * is the port's port/ipv6/nd/base-reachable-time randomised per §6.3.2
+ * ([0.5, 1.5] times, drawn again on a change and every hour, per port);
+ * RetransTimer its retrans-timer (defaults 30 s and 1 s, §10); INCOMPLETE
  * sends arp-retries multicast solicitations, PROBE MAX_UNICAST_SOLICIT (3)
  * unicast ones after DELAY_FIRST_PROBE_TIME (5 s). The workers forward in
  * REACHABLE, STALE, DELAY and PROBE alike (§7.3.3); STALE is published as
@@ -67,8 +68,8 @@ void neigh6_forget_port(struct neigh6_table *nt, uint16_t port);
 
 /* Where ReachableTime's randomness comes from (default arc4random; tests fix it). */
 void neigh6_set_random(struct neigh6_table *nt, uint32_t (*rnd)(void));
-/* The ReachableTime in force (ms). */
-uint32_t neigh6_reachable_ms(const struct neigh6_table *nt);
+/* The ReachableTime in force on port (ms). */
+uint32_t neigh6_reachable_ms(const struct neigh6_table *nt, uint16_t port);
 
 /* Open a packet socket per port with IPv6 (ports[i].ip6) to send from. 0 or negative errno. */
 int neigh6_open(struct neigh6_table *nt);
@@ -87,6 +88,15 @@ void neigh6_seen(struct neigh6_table *nt, uint16_t port, const uint8_t ip[16], c
 
 /* Retries, aging, probes. Call every ~100 ms. */
 void neigh6_timer(struct neigh6_table *nt, uint64_t now_ms);
+
+/*
+ * A prefix left the port (daemon/addrs6.c): forget its neighbours there,
+ * with their /128 host routes, unless one of the port's remaining prefixes
+ * keep[0..nkeep) still holds them (RFC 4861 §5: a neighbour is a node on
+ * an attached link, and the link is the prefix's). Returns how many.
+ */
+unsigned neigh6_flush_prefix(struct neigh6_table *nt, uint16_t port, const struct cfg_addr6 *gone,
+                             const struct cfg_addr6 *keep, unsigned nkeep);
 
 /* requests_sent, replies_learned, ... as for ARP. */
 void neigh6_get_counters(const struct neigh6_table *nt, struct neigh_counters *out);

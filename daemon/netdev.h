@@ -46,6 +46,13 @@ struct cfg_addr6;
 int netdev_addr6_set(int ifindex, const struct cfg_addr6 *addrs, unsigned n);
 
 /*
+ * One IPv6 address, for a runtime change (daemon/addrs6.c): add as above;
+ * delete, where already gone is success. 0 or negative errno (logged).
+ */
+int netdev_addr6_add(int ifindex, const uint8_t addr[16], uint8_t plen);
+int netdev_addr6_del(int ifindex, const uint8_t addr[16], uint8_t plen);
+
+/*
  * Turn off GRO (and LRO where the device has it): the datapath forwards frame
  * by frame and must never see aggregated super-packets. A device that cannot
  * change them is not an error.

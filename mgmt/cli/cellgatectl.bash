@@ -39,7 +39,7 @@ _cellgatectl()
 	done
 	case "${cmd[*]}" in
 	"")
-		COMPREPLY=($(compgen -W "show route vc clear -j --json -s --socket -y --yang-dir --help" -- "$cur"))
+		COMPREPLY=($(compgen -W "show route vc address clear -j --json -s --socket -y --yang-dir --help" -- "$cur"))
 		;;
 	show)
 		COMPREPLY=($(compgen -W "ports interfaces vc routes neighbors fpm counters ipv6" -- "$cur"))
@@ -47,7 +47,7 @@ _cellgatectl()
 	"show ipv6")
 		COMPREPLY=($(compgen -W "routes neighbors" -- "$cur"))
 		;;
-	"show vc" | "vc ping" | "vc add" | "vc del" | "clear counters")
+	"show vc" | "vc ping" | "vc add" | "vc del" | "clear counters" | "address add" | "address del")
 		COMPREPLY=($(compgen -W "$(_cellgatectl_ports)" -- "$cur"))
 		;;
 	"vc add "* | "vc del "*)
@@ -70,6 +70,9 @@ _cellgatectl()
 		;;
 	vc)
 		COMPREPLY=($(compgen -W "add del ping" -- "$cur"))
+		;;
+	address)
+		COMPREPLY=($(compgen -W "add del" -- "$cur"))
 		;;
 	clear)
 		COMPREPLY=($(compgen -W "counters" -- "$cur"))

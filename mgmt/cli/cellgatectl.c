@@ -31,6 +31,8 @@ static void usage(FILE *out)
 	    "         [peer ADDRESS]\n"
 	    "  vc del PORT SUBINTERFACE VPI/VCI\n"
 	    "  vc ping PORT VPI/VCI [COUNT]\n"
+	    "  address add PORT [SUBINTERFACE] IPV6-ADDRESS/LENGTH\n"
+	    "  address del PORT [SUBINTERFACE] IPV6-ADDRESS\n"
 	    "  clear counters [PORT]\n"
 	    "options:\n"
 	    "  -j, --json      print the API's JSON (RFC 7951) instead of tables\n"
@@ -117,6 +119,8 @@ int main(int argc, char **argv)
 		rc = cli_route(&c, argc - 1, argv + 1);
 	else if (!strcmp(argv[0], "vc"))
 		rc = cli_vc(&c, argc - 1, argv + 1);
+	else if (!strcmp(argv[0], "address"))
+		rc = cli_address(&c, argc - 1, argv + 1);
 	else if (!strcmp(argv[0], "clear"))
 		rc = cli_clear(&c, argc - 1, argv + 1);
 	else {

@@ -63,5 +63,7 @@ int cli_show_ipv6(struct cli *c, int argc, char **argv);
 int cli_route(struct cli *c, int argc, char **argv);
 int cli_vc(struct cli *c, int argc, char **argv);
 int cli_clear(struct cli *c, int argc, char **argv);
+/* address.c: address add|del (IPv6, at runtime). */
+int cli_address(struct cli *c, int argc, char **argv);
 
 #endif

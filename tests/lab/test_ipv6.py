@@ -233,7 +233,8 @@ def nud_state(router, address):
 
 def test_nud_reachable_stale_reachable(topo, router):
     """RFC 4861 NUD against the Linux kernel's ND on h2: with a short
-    arp-timeout (3 s: ReachableTime 1.5 to 4.5 s, RFC 4861 6.3.2) h2's
+    base-reachable-time on eth1 (3 s: ReachableTime 1.5 to 4.5 s, RFC 4861
+    6.3.2; changed at runtime by the reload) h2's
     entry goes stale without traffic; a packet towards it is forwarded at
     once (7.3.3: stale is usable) and moves it to delay; after
     DELAY_FIRST_PROBE_TIME (5 s) a unicast solicitation is answered by h2's
@@ -243,7 +244,8 @@ def test_nud_reachable_stale_reachable(topo, router):
     router (ip -6 neigh)."""
     h2 = "2001:db8:2::2"
     cfg = v6_config()
-    cfg["cellgate:cellgate"]["system"]["arp-timeout"] = 3
+    eth1 = [p for p in cfg["cellgate:cellgate"]["port"] if p["name"] == "eth1"][0]
+    eth1["ipv6"]["nd"] = {"base-reachable-time": 3000}
     reload(router, cfg)
     try:
         assert ping6(topo, "h1", h2, count=1).returncode == 0

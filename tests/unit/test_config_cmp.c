@@ -54,6 +54,76 @@ static void add_noise(struct cfg *c)
 	memset(c->pvcs[0].pcap + n + 1, 'y', sizeof(c->pvcs[0].pcap) - n - 1);
 }
 
+/*
+ * IPv6 addresses change at runtime (daemon/addrs6.c), except whether a
+ * port has any (port.ip6) and its first one (port.ip6_addr, which workers
+ * read without a lock): those still need a restart, named as such.
+ */
+static void ipv6_changes(const struct cfg *a, struct cfg *b)
+{
+	const char *path, *what;
+
+	CHECK_EQ(a->ports[0].naddrs6, 1);
+	b->ports[0].addrs6[0].plen = 56; /* the first one's prefix length */
+	CHECK(cfg_restart_only_diff(a, b, &path) == NULL);
+	b->ports[0].addrs6[1] =
+	    (struct cfg_addr6){.addr = {0x20, 0x01, 0x0d, 0xb8, 0, 7, [15] = 1}, .plen = 64};
+	b->ports[0].naddrs6 = 2; /* a second address */
+	CHECK(cfg_restart_only_diff(a, b, &path) == NULL);
+	b->ports[0].addrs6[0] = b->ports[0].addrs6[1]; /* a new first one */
+	what = cfg_restart_only_diff(a, b, &path);
+	CHECK(what && strstr(what, "first") && !strcmp(path, "/cellgate:cellgate/port"));
+	b->ports[0].addrs6[0] = a->ports[0].addrs6[0];
+	b->ports[0].naddrs6 = 0; /* none left: the port would stop forwarding IPv6 */
+	what = cfg_restart_only_diff(a, b, &path);
+	CHECK(what && strstr(what, "IPv6") && !strcmp(path, "/cellgate:cellgate/port"));
+	b->ports[0].naddrs6 = 1;
+	b->subifs[0].naddrs6 = a->subifs[0].naddrs6 + 1; /* IPv6 on a subinterface that had none */
+	what = cfg_restart_only_diff(a, b, &path);
+	CHECK(what && strstr(what, "IPv6") && !strcmp(path, "/cellgate:cellgate/port"));
+	b->subifs[0].naddrs6 = a->subifs[0].naddrs6;
+	b->ports[0].settings.promiscuous = !b->ports[0].settings.promiscuous;
+	what = cfg_restart_only_diff(a, b, &path);
+	CHECK(what && !strstr(what, "IPv6")); /* not blamed on IPv6 */
+	b->ports[0].settings.promiscuous = a->ports[0].settings.promiscuous;
+	b->ports[0].addrs6[0].plen = a->ports[0].addrs6[0].plen;
+	CHECK(cfg_restart_only_diff(a, b, &path) == NULL);
+	/* The ND timers are read by neigh6 every tick: runtime. */
+	CHECK_EQ(a->ports[0].nd_reachable_ms, CFG_ND_REACHABLE_MS_DEFAULT);
+	CHECK_EQ(a->ports[0].nd_retrans_ms, CFG_ND_RETRANS_MS_DEFAULT);
+	b->ports[0].nd_reachable_ms = 5000;
+	b->ports[0].nd_retrans_ms = 250;
+	CHECK(cfg_restart_only_diff(a, b, &path) == NULL);
+	b->ports[0].nd_reachable_ms = a->ports[0].nd_reachable_ms;
+	b->ports[0].nd_retrans_ms = a->ports[0].nd_retrans_ms;
+}
+
+/* The helpers addrs6.c and neigh6_flush_prefix decide with. */
+static void addr6_helpers(void)
+{
+	/* 2001:db8:1::1/64 and 2001:db8:7:12ff::1/57 */
+	struct cfg_addr6 l[2] = {
+	    {.addr = {0x20, 0x01, 0x0d, 0xb8, 0, 1, [15] = 1}, .plen = 64},
+	    {.addr = {0x20, 0x01, 0x0d, 0xb8, 0, 7, 0x12, 0xff, [15] = 1}, .plen = 57}};
+	struct cfg_addr6 x = l[0];
+	uint8_t net[16], in[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 7, 0x12, 0x81, [15] = 9};
+
+	CHECK(cfg_addr6_in(l, 2, &x));
+	x.plen = 56;
+	CHECK(!cfg_addr6_in(l, 2, &x)); /* the prefix length is part of it */
+	CHECK(!cfg_addr6_in(l, 0, &l[0]));
+	cfg_addr6_prefix(&l[1], net);
+	/* Bit 56 (byte 7's first) is the prefix's last; the rest is cleared. */
+	CHECK(net[6] == 0x12 && net[7] == 0x80 && net[15] == 0);
+	CHECK(cfg_addr6_on_link(l, 2, in));
+	CHECK(!cfg_addr6_on_link(l, 1, in));
+	in[7] = 0x7f; /* bit 56 differs */
+	CHECK(!cfg_addr6_on_link(l, 2, in));
+	in[5] = 1;
+	in[6] = in[7] = 0;
+	CHECK(cfg_addr6_on_link(l, 2, in)); /* 2001:db8:1::/64 */
+}
+
 int main(void)
 {
 	static struct cfg a, b;
@@ -82,12 +152,7 @@ int main(void)
 	b.subifs[0].addrs[0].plen = 29;
 	CHECK(cfg_restart_only_diff(&a, &b, &path) && !strcmp(path, "/cellgate:cellgate/port"));
 	b.subifs[0].addrs[0].plen = a.subifs[0].addrs[0].plen;
-	b.ports[0].addrs6[0].plen = 56;
-	CHECK(cfg_restart_only_diff(&a, &b, &path) && !strcmp(path, "/cellgate:cellgate/port"));
-	b.ports[0].addrs6[0].plen = a.ports[0].addrs6[0].plen;
-	b.subifs[0].naddrs6 = a.subifs[0].naddrs6 + 1; /* an IPv6 address on a subinterface */
-	CHECK(cfg_restart_only_diff(&a, &b, &path) && !strcmp(path, "/cellgate:cellgate/port"));
-	b.subifs[0].naddrs6 = a.subifs[0].naddrs6;
+	ipv6_changes(&a, &b);
 	CHECK_EQ(a.nroutes6, 1);
 	b.nroutes6 = 0; /* IPv6 static routes change at runtime (routes6_static_update) */
 	CHECK(!cfg_restart_only_diff(&a, &b, &path));
@@ -106,6 +171,7 @@ int main(void)
 	CHECK(cfg_restart_only_diff(&a, &b, &path) == NULL);
 	pvc.mtu = 1500;
 	CHECK(!cfg_pvc_same(&a.pvcs[0], &pvc));
+	addr6_helpers();
 	cfg_free(&a);
 	return check_report("test_config_cmp");
 }

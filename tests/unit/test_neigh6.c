@@ -31,7 +31,7 @@ static struct rib6 *r6;
 static struct neigh6_table *nt;
 static const uint8_t peer_mac[6] = {0x02, 0xbb, 0, 0, 0, 0x05};
 static const uint8_t new_mac[6] = {0x02, 0xcc, 0, 0, 0, 0x06};
-static uint32_t rnd_value = 0x80000000u; /* ReachableTime = arp-timeout exactly */
+static uint32_t rnd_value = 0x80000000u; /* ReachableTime = the base exactly */
 
 static struct {
 	unsigned n;
@@ -121,18 +121,50 @@ static void test_reachable_time(void)
 	/* §6.3.2: uniformly in [MIN_RANDOM_FACTOR, MAX_RANDOM_FACTOR] times the base. */
 	rnd_value = 0;
 	neigh6_set_random(nt, fixed_rnd);
-	CHECK_EQ(neigh6_reachable_ms(nt), 150000);
+	CHECK_EQ(neigh6_reachable_ms(nt, 1), 150000);
 	rnd_value = 0xffffffffu;
 	neigh6_set_random(nt, fixed_rnd);
-	CHECK(neigh6_reachable_ms(nt) >= 449999 && neigh6_reachable_ms(nt) < 450000);
-	/* A new arp-timeout (reload) is drawn from at the next tick. */
+	CHECK(neigh6_reachable_ms(nt, 1) >= 449999 && neigh6_reachable_ms(nt, 1) < 450000);
+	/* Per port (§6.3.2 keeps them per interface): eth0 has RFC 4861 §10's default base. */
+	CHECK(neigh6_reachable_ms(nt, 0) >= 44999 && neigh6_reachable_ms(nt, 0) < 45000);
+	/* A new base-reachable-time (runtime change) is drawn from at the next tick. */
 	rnd_value = 0x80000000u;
-	cfg.arp_timeout_s = 20;
+	cfg.ports[1].nd_reachable_ms = 20000;
 	neigh6_timer(nt, 500);
-	CHECK_EQ(neigh6_reachable_ms(nt), 20000);
-	cfg.arp_timeout_s = 300;
+	CHECK_EQ(neigh6_reachable_ms(nt, 1), 20000);
+	cfg.ports[1].nd_reachable_ms = 300000;
 	neigh6_timer(nt, 600);
-	CHECK_EQ(neigh6_reachable_ms(nt), 300000);
+	CHECK_EQ(neigh6_reachable_ms(nt, 1), 300000);
+	/* arp-timeout is IPv4's only now. */
+	cfg.arp_timeout_s = 20;
+	neigh6_timer(nt, 700);
+	CHECK_EQ(neigh6_reachable_ms(nt, 1), 300000);
+	cfg.arp_timeout_s = 300;
+}
+
+/* RetransTimer (port/ipv6/nd/retrans-timer): the spacing of INCOMPLETE's solicitations. */
+static void test_retrans_timer(void)
+{
+	const char *h = "2001:db8:1::44";
+	uint64_t t = 40000000;
+	unsigned n0 = sent.n;
+
+	cfg.ports[1].nd_retrans_ms = 2500;
+	neigh6_timer(nt, t);
+	neigh6_resolve(nt, 1, a6(h), t);
+	CHECK_EQ(sent.n, n0 + 1);
+	neigh6_timer(nt, t + 1100); /* the 1 s default would have sent again */
+	CHECK_EQ(sent.n, n0 + 1);
+	neigh6_timer(nt, t + 2500);
+	CHECK_EQ(sent.n, n0 + 2);
+	check_ns(h, NULL);
+	neigh6_timer(nt, t + 5000);
+	CHECK_EQ(sent.n, n0 + 3);
+	neigh6_timer(nt, t + 7500); /* arp-retries (3) sent: failed */
+	CHECK_EQ(sent.n, n0 + 3);
+	CHECK_STATE(h, "failed");
+	cfg.ports[1].nd_retrans_ms = 0; /* unset: the default */
+	neigh6_timer(nt, t + 7600);
 }
 
 /* Appendix C from INCOMPLETE through every state, on a host of a connected prefix. */
@@ -158,10 +190,10 @@ static void test_on_link_host(void)
 	CHECK_EQ(rib6_route_best(r6, a6(h), 128), RIB_SRC_NEIGH);
 	CHECK_STATE(h, "reachable");
 
-	/* A reload lowering arp-timeout shortens a running ReachableTime; raising it does not. */
-	cfg.arp_timeout_s = 10;
+	/* Lowering base-reachable-time shortens a running ReachableTime; raising it does not. */
+	cfg.ports[1].nd_reachable_ms = 10000;
 	neigh6_timer(nt, t + 1000);
-	cfg.arp_timeout_s = 300;
+	cfg.ports[1].nd_reachable_ms = 300000;
 	neigh6_timer(nt, t + 2000);
 	CHECK_STATE(h, "reachable");
 	neigh6_timer(nt, t + 11000);
@@ -392,6 +424,8 @@ int main(void)
 	snprintf(dp.ports[1].name, sizeof(dp.ports[1].name), "eth1");
 	cfg.arp_timeout_s = 300;
 	cfg.arp_retries = 3;
+	cfg.nports = 2;
+	cfg.ports[1].nd_reachable_ms = 300000; /* ReachableTime 300 s below */
 	rib = rib_new(&dp, no_seed, NULL);
 	r6 = rib6_new(rib, NULL, NULL);
 	nt = neigh6_new(&dp, &cfg, r6);
@@ -410,6 +444,7 @@ int main(void)
 	test_na_table();
 	test_incomplete_and_ns();
 	test_gateway_fails();
+	test_retrans_timer();
 	neigh6_free(nt);
 	rib6_free(r6);
 	rib_free(rib);
