@@ -168,6 +168,43 @@ def test_reload_adds_and_removes(topo, router):
     assert p.returncode != 0 and "No route" in p.stdout, p.stdout
 
 
+def route6_prefixes(router):
+    r = rc.get(router, R + "/state/fib/route6")
+    assert r.status == 200, r.body
+    return {x["prefix"] for x in r.json()["cellgate:route6"]}
+
+
+def test_reload_address_with_a_route_through_it(topo, router):
+    """One change adds an address and a static route whose gateway is on its
+    prefix: the connected prefix goes in first, so the route resolves. The
+    same with a second route no prefix reaches is refused whole: the new
+    address leaves the netdev again and neither route stays."""
+    cfg = v6_config()
+    top = cfg["cellgate:cellgate"]
+    eth1 = [p for p in top["port"] if p["name"] == "eth1"][0]
+    eth1["ipv6"]["address"].append({"ip": NEW, "prefix-length": NEW_PLEN})
+    via_new = {"prefix": "2001:db8:77::/48", "nexthop": [{"address": NEW_HOST}]}
+    top["routing"]["static-route6"].append(via_new)
+    try:
+        reload(router, cfg)
+        assert "2001:db8:77::/48" in route6_prefixes(router)
+        reload(router, v6_config())
+        assert "2001:db8:77::/48" not in route6_prefixes(router)
+        top["routing"]["static-route6"].append(
+            {"prefix": "2001:db8:78::/48", "nexthop": [{"address": "2001:db8:99::1"}]})
+        with open(router.cfg, "w") as f:
+            json.dump(lab.with_fib_algorithm(cfg), f)
+        router.proc.send_signal(signal.SIGHUP)
+        assert lab.wait_for(lambda: "2001:db8:78::/48" in router.log(), timeout=5), \
+            router.log()[-1500:]
+        have = route6_prefixes(router)
+        assert "2001:db8:77::/48" not in have and "2001:db8:78::/48" not in have, have
+        assert "%s/%d" % (NEW, NEW_PLEN) not in kernel_addrs(topo, "r-h2")
+        assert router.alive()
+    finally:
+        reload(router, v6_config())
+
+
 def reload(router, cfg):
     with open(router.cfg, "w") as f:
         json.dump(lab.with_fib_algorithm(cfg), f)
