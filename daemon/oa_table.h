@@ -359,13 +359,19 @@ static inline unsigned oa_walk_run(const struct oa_table *t, const uint8_t *slot
 
 /*
  * Visit the entries of whole homes from *cursor (0 to begin) until at least
- * max counted or the table is done; *cursor is left at the next home
- * (OA_WALK_END: done). Returns how many counted.
+ * max counted, OA_WALK_HOMES(max) homes looked at, or the table is done;
+ * *cursor is left at the next home (OA_WALK_END: done). The home bound
+ * keeps a slice short in a table left sparse by deletes (it never
+ * shrinks): such a slice counts fewer than max without being the last.
+ * Returns how many counted.
  */
+#define OA_WALK_HOMES(max) ((uint64_t)(max) * 64 + 1024)
+
 static inline unsigned oa_walk(const struct oa_table *t, uint64_t *cursor, unsigned max,
                                oa_visit_fn fn, void *arg)
 {
 	uint32_t mask = t->nslots - 1, v;
+	uint64_t homes = 0;
 	unsigned n = 0;
 
 	if (*cursor >= OA_WALK_END)
@@ -377,7 +383,7 @@ static inline unsigned oa_walk(const struct oa_table *t, uint64_t *cursor, unsig
 			n += oa_walk_run(t, t->old, t->old_nslots, v & mask, fn, arg);
 		/* The next home in bit-reversed order: 0 again once all were walked. */
 		v = oa_bitrev32(oa_bitrev32(v | ~mask) + 1);
-	} while (v != 0 && n < max);
+	} while (v != 0 && n < max && ++homes < OA_WALK_HOMES(max));
 	*cursor = v ? v : OA_WALK_END;
 	return n;
 }

@@ -90,6 +90,8 @@ typedef void (*rib6_walk_fn)(void *arg, const struct rib6_entry *e);
  * Visit installed routes a table home at a time from *cursor (0 to
  * begin), whole homes only, until at least `max` were visited or the
  * table is done; *cursor is left at the next home (RIB6_WALK_END: done).
+ * In a table left sparse by deletes a slice may stop short of `max` after
+ * 64 * max homes (oa_walk): only RIB6_WALK_END says the walk is done.
  * A cursor, not a pointer (oa_walk): a route present throughout a walk is
  * visited exactly once, whatever changes in between (the table growing,
  * routes moving as others are deleted), and none twice. The order is the

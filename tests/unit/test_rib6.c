@@ -335,6 +335,38 @@ static void test_walk_growth(struct rib6 *t, struct walk_seen *w)
 		CHECK(w->count[i] == 1);
 }
 
+/*
+ * A table left sparse: of the 32000 routes test_walk_growth leaves, all but
+ * 25 deleted (the table keeps its 65536 slots). A slice looks at a bounded
+ * number of homes, so the walk takes several, short of max with the cursor
+ * not at the end, and still sees the 25 exactly once.
+ */
+static void test_walk_sparse(struct rib6 *t, struct walk_seen *w)
+{
+	unsigned calls = 0, short_calls = 0;
+	uint64_t cur = 0;
+	uint8_t p[16];
+
+	for (unsigned i = 0; i < WALK_N + WALK_NEW; i++) {
+		walk_prefix(i, p);
+		if (i % 1600 && rib6_route_best(t, p, 64) >= 0)
+			CHECK_EQ(rib6_route_del(t, p, 64, RIB_SRC_STATIC), 0);
+		if (i % 256 == 255) /* no reader runs: the FIB6's replaced arrays are free at once */
+			fib6_reclaim(dp.fib6);
+	}
+	memset(w->count, 0, w->nidx);
+	w->n = 0;
+	while (cur < RIB6_WALK_END) {
+		unsigned n = rib6_walk(t, &cur, 64, walk_count, w);
+		calls++;
+		short_calls += n < 64 && cur < RIB6_WALK_END;
+	}
+	CHECK(calls >= 2 && short_calls >= 1);
+	CHECK_EQ(w->n, 25);
+	for (unsigned i = 0; i < WALK_N + WALK_NEW; i++)
+		CHECK(w->count[i] == (i % 1600 == 0));
+}
+
 static void test_walk(void)
 {
 	static uint8_t count[WALK_N + WALK_NEW];
@@ -350,6 +382,7 @@ static void test_walk(void)
 	CHECK_EQ(rib6_installed(t), WALK_N);
 	test_walk_slices(t, &w);
 	test_walk_growth(t, &w);
+	test_walk_sparse(t, &w);
 	/* Its routes stay in the FIB6 until dp_fini: the last test, they stand in no one's way. */
 	rib6_free(t);
 }
