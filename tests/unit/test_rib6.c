@@ -351,7 +351,8 @@ static void test_walk_sparse(struct rib6 *t, struct walk_seen *w)
 		walk_prefix(i, p);
 		if (i % 1600 && rib6_route_best(t, p, 64) >= 0)
 			CHECK_EQ(rib6_route_del(t, p, 64, RIB_SRC_STATIC), 0);
-		if (i % 256 == 255) /* no reader runs: the FIB6's replaced arrays are free at once */
+		/* No reader runs: the FIB6's replaced arrays are free at once. */
+		if (i % 256 == 255)
 			fib6_reclaim(dp.fib6);
 	}
 	memset(w->count, 0, w->nidx);
