@@ -36,6 +36,8 @@ struct rib6_route {
 	uint16_t installed; /* group id in the FIB6, 0 = none */
 };
 
+_Static_assert(sizeof(struct rib6_route) == 40, "rib6_route: 40 bytes, as its comment says");
+
 /* What a route is, for oa_find_eq. */
 struct route_id {
 	const uint8_t *prefix;
@@ -236,10 +238,10 @@ static uint32_t group_build(struct rib6 *r6, enum nh_type type, const struct rib
 }
 
 /*
- * 136 bits into 64 (murmur3's finaliser over both halves and the length):
- * oa_home takes bits 32 and up of this times the golden ratio, so every
- * bit of the prefix must reach them. Equal keys for two routes are
- * allowed (oa_find_eq), just rare.
+ * 136 bits into 64: both halves and the length multiplied in, then mixed
+ * as murmur3's finaliser does (one round short). oa_home takes bits 32 and
+ * up of this times the golden ratio, so every bit of the prefix must reach
+ * them. Equal keys for two routes are allowed (oa_find_eq), just rare.
  */
 static uint64_t route_key(const uint8_t prefix[16], uint8_t len)
 {
