@@ -116,6 +116,20 @@ static inline uint8_t *oa_probe(uint8_t *slots, uint32_t nslots, uint32_t esz, u
 	return slots + (size_t)i * esz;
 }
 
+/*
+ * The first empty slot of key's probe run in slots[0..nslots). Migration
+ * uses it: a key is in one table only, so this is where oa_probe would stop
+ * too, and keys shared by several entries (oa_slot_eq) move over whole.
+ */
+static inline uint8_t *oa_probe_empty(uint8_t *slots, uint32_t nslots, uint32_t esz, uint64_t key)
+{
+	uint32_t mask = nslots - 1, i = oa_home(key, nslots);
+
+	while (oa_key(slots + (size_t)i * esz) != 0)
+		i = (i + 1) & mask;
+	return slots + (size_t)i * esz;
+}
+
 /* The entry holding key (in either table while growing), or the empty slot where it would go. */
 static inline void *oa_slot(const struct oa_table *t, uint64_t key)
 {
@@ -171,7 +185,7 @@ static inline void oa_migrate(struct oa_table *t, uint32_t budget)
 		uint64_t k = oa_key(e);
 
 		if (k) {
-			memcpy(oa_probe(t->slots, t->nslots, t->esz, k), e, t->esz);
+			memcpy(oa_probe_empty(t->slots, t->nslots, t->esz, k), e, t->esz);
 			oa_shift_out(t->old, t->old_nslots, t->esz, t->mig);
 			t->old_nused--;
 		} else if (++t->mig == t->old_nslots || !t->old_nused) {
@@ -258,6 +272,120 @@ static inline void oa_remove(struct oa_table *t, void *e)
 		oa_shift_out(t->slots, t->nslots, t->esz, (uint32_t)((p - t->slots) / t->esz));
 	}
 	t->nused--;
+}
+
+/*
+ * Entries whose identity is longer than the key (an IPv6 prefix and its
+ * length are 136 bits): the key is a hash of the identity, so two entries
+ * may share one, and eq(entry, arg) says which is which. Entries with the
+ * same key have the same home, so one probe run holds them all: a probe
+ * that passes over the ones eq refuses finds the right one, or the empty
+ * slot where it would go. Insert, remove and growth work unchanged.
+ */
+typedef bool (*oa_eq_fn)(const void *e, const void *arg);
+
+static inline uint8_t *oa_probe_eq(uint8_t *slots, uint32_t nslots, uint32_t esz, uint64_t key,
+                                   oa_eq_fn eq, const void *arg)
+{
+	uint32_t mask = nslots - 1, i = oa_home(key, nslots);
+	uint64_t k;
+
+	while ((k = oa_key(slots + (size_t)i * esz)) != 0 &&
+	       (k != key || !eq(slots + (size_t)i * esz, arg)))
+		i = (i + 1) & mask;
+	return slots + (size_t)i * esz;
+}
+
+/* As oa_slot, for keys that are hashes (see oa_probe_eq). */
+static inline void *oa_slot_eq(const struct oa_table *t, uint64_t key, oa_eq_fn eq, const void *arg)
+{
+	if (t->old) {
+		uint8_t *e = oa_probe_eq(t->old, t->old_nslots, t->esz, key, eq, arg);
+		if (oa_key(e))
+			return e;
+	}
+	return oa_probe_eq(t->slots, t->nslots, t->esz, key, eq, arg);
+}
+
+static inline void *oa_find_eq(const struct oa_table *t, uint64_t key, oa_eq_fn eq, const void *arg)
+{
+	void *e = oa_slot_eq(t, key, eq, arg);
+
+	return oa_key(e) ? e : NULL;
+}
+
+/*
+ * A walk in slices that stays exact while the table changes between them
+ * (oa_next does not: growth and deletes move entries). The cursor is a
+ * home, not a slot, counted with its bits reversed (the scan of Redis'
+ * dictScan): growth turns home h of n slots into h and h + n of 2n, and
+ * counting the high home bits first puts both halves of a home already
+ * walked before the cursor in the bigger table too. A slice takes whole
+ * homes, and an entry is found from its home wherever it sits (the probe
+ * run from there, in either table while growing), so one present
+ * throughout a walk is visited exactly once, none twice, however the
+ * table grows or entries move in between (the table never shrinks).
+ */
+#define OA_WALK_END (1ull << 32)
+
+static inline uint32_t oa_bitrev32(uint32_t v)
+{
+	v = (v >> 1 & 0x55555555u) | (v & 0x55555555u) << 1;
+	v = (v >> 2 & 0x33333333u) | (v & 0x33333333u) << 2;
+	v = (v >> 4 & 0x0f0f0f0fu) | (v & 0x0f0f0f0fu) << 4;
+	return __builtin_bswap32(v);
+}
+
+/* Called per entry: whether it counts towards the slice's max. Must not change the table. */
+typedef bool (*oa_visit_fn)(void *arg, const void *e);
+
+/*
+ * The entries of slots[0..nslots) (the table's, or the old one's while
+ * growing) whose home in the current table is h: all sit in the probe run
+ * from h's slot there, as a home in the old table is h's low bits.
+ */
+static inline unsigned oa_walk_run(const struct oa_table *t, const uint8_t *slots, uint32_t nslots,
+                                   uint32_t h, oa_visit_fn fn, void *arg)
+{
+	unsigned n = 0;
+	uint64_t k;
+
+	for (uint32_t i = h & (nslots - 1); (k = oa_key(slots + (size_t)i * t->esz)) != 0;
+	     i = (i + 1) & (nslots - 1))
+		if (oa_home(k, t->nslots) == h)
+			n += fn(arg, slots + (size_t)i * t->esz);
+	return n;
+}
+
+/*
+ * Visit the entries of whole homes from *cursor (0 to begin) until at least
+ * max counted, OA_WALK_HOMES(max) homes looked at, or the table is done;
+ * *cursor is left at the next home (OA_WALK_END: done). The home bound
+ * keeps a slice short in a table left sparse by deletes (it never
+ * shrinks): such a slice counts fewer than max without being the last.
+ * Returns how many counted.
+ */
+#define OA_WALK_HOMES(max) ((uint64_t)(max) * 64 + 1024)
+
+static inline unsigned oa_walk(const struct oa_table *t, uint64_t *cursor, unsigned max,
+                               oa_visit_fn fn, void *arg)
+{
+	uint32_t mask = t->nslots - 1, v;
+	uint64_t homes = 0;
+	unsigned n = 0;
+
+	if (*cursor >= OA_WALK_END)
+		return 0;
+	v = (uint32_t)*cursor;
+	do {
+		n += oa_walk_run(t, t->slots, t->nslots, v & mask, fn, arg);
+		if (t->old)
+			n += oa_walk_run(t, t->old, t->old_nslots, v & mask, fn, arg);
+		/* The next home in bit-reversed order: 0 again once all were walked. */
+		v = oa_bitrev32(oa_bitrev32(v | ~mask) + 1);
+	} while (v != 0 && n < max && ++homes < OA_WALK_HOMES(max));
+	*cursor = v ? v : OA_WALK_END;
+	return n;
 }
 
 #endif

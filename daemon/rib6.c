@@ -18,24 +18,38 @@
 #include "lib/addr.h"
 #include "lib/log.h"
 
-#define RIB6_BUCKETS_INIT 4096u
-#define NH6_KEY_BIT       (1ull << 63)
+#define RIB6_SLOTS_INIT 4096u
+#define NH6_KEY_BIT     (1ull << 63)
 
+/*
+ * One entry of the route table, an oa_table (see oa_table.h for why: no
+ * allocation per route, one cache miss a lookup, growth in small steps).
+ * The key is a hash of prefix and length (136 bits do not fit 64), so
+ * lookups also compare those (oa_find_eq). 40 bytes a route.
+ */
 struct rib6_route {
+	uint64_t key; /* route_key(prefix, len), never 0 */
 	uint8_t prefix[16];
 	uint8_t len;
-	uint32_t nhg[RIB_SRC__MAX];
-	uint32_t installed; /* group id in the FIB6, 0 = none */
-	struct rib6_route *next;
+	/* Group ids fit 16 bits (NHG_MAX), as in the IPv4 RIB's routes. */
+	uint16_t nhg[RIB_SRC__MAX];
+	uint16_t installed; /* group id in the FIB6, 0 = none */
+};
+
+_Static_assert(sizeof(struct rib6_route) == 40, "rib6_route: 40 bytes, as its comment says");
+
+/* What a route is, for oa_find_eq. */
+struct route_id {
+	const uint8_t *prefix;
+	uint8_t len;
 };
 
 struct rib6 {
 	struct rib *rib;
 	rib6_l2_seed_fn seed;
 	void *seed_arg;
-	/* Doubled when the routes outnumber the buckets: FPM brings ~220k (issue 16). */
-	struct rib6_route **bucket;
-	uint32_t nbuckets, nused;
+	/* Of struct rib6_route. FPM brings ~220k (issue 16): it grows in steps, never in one go. */
+	struct oa_table routes;
 	uint64_t nroutes[RIB_SRC__MAX];
 	uint64_t ninstalled; /* routes with a group in the FIB6 */
 	uint64_t errors;
@@ -70,9 +84,7 @@ struct rib6 *rib6_new(struct rib *rib, rib6_l2_seed_fn seed, void *seed_arg)
 
 	if (!r6)
 		return NULL;
-	r6->nbuckets = RIB6_BUCKETS_INIT;
-	r6->bucket = calloc(r6->nbuckets, sizeof(*r6->bucket));
-	if (!r6->bucket) {
+	if (oa_init(&r6->routes, sizeof(struct rib6_route), RIB6_SLOTS_INIT) != 0) {
 		free(r6);
 		return NULL;
 	}
@@ -92,12 +104,7 @@ void rib6_free(struct rib6 *r6)
 {
 	if (!r6)
 		return;
-	for (uint32_t b = 0; b < r6->nbuckets; b++)
-		for (struct rib6_route *r = r6->bucket[b], *next; r; r = next) {
-			next = r->next;
-			free(r);
-		}
-	free(r6->bucket);
+	oa_fini(&r6->routes);
 	free(r6);
 }
 
@@ -230,18 +237,38 @@ static uint32_t group_build(struct rib6 *r6, enum nh_type type, const struct rib
 	return g;
 }
 
-static uint32_t route_hash(const uint8_t prefix[16], uint8_t len, uint32_t nbuckets)
+/*
+ * 136 bits into 64: both halves and the length multiplied in, then mixed
+ * as murmur3's finaliser does (one round short). oa_home takes bits 32 and
+ * up of this times the golden ratio, so every bit of the prefix must reach
+ * them. Equal keys for two routes are allowed (oa_find_eq), just rare.
+ */
+static uint64_t route_key(const uint8_t prefix[16], uint8_t len)
 {
-	return (addr_hash(prefix) ^ len * 0x9e3779b9u) & (nbuckets - 1);
+	uint64_t hi, lo;
+
+	memcpy(&hi, prefix, 8);
+	memcpy(&lo, prefix + 8, 8);
+	uint64_t h = hi * 0xff51afd7ed558ccdull ^ (lo + len) * 0xc4ceb9fe1a85ec53ull;
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	return h ? h : 1; /* 0 is the empty slot */
 }
 
-static struct rib6_route **route_slot(struct rib6 *r6, const uint8_t prefix[16], uint8_t len)
+static bool route_eq(const void *e, const void *arg)
 {
-	struct rib6_route **pp = &r6->bucket[route_hash(prefix, len, r6->nbuckets)];
+	const struct rib6_route *r = e;
+	const struct route_id *id = arg;
 
-	while (*pp && ((*pp)->len != len || memcmp((*pp)->prefix, prefix, 16)))
-		pp = &(*pp)->next;
-	return pp;
+	return r->len == id->len && !memcmp(r->prefix, id->prefix, 16);
+}
+
+static struct rib6_route *route_find(const struct rib6 *r6, const uint8_t prefix[16], uint8_t len)
+{
+	struct route_id id = {prefix, len};
+
+	return oa_find_eq(&r6->routes, route_key(prefix, len), route_eq, &id);
 }
 
 /* Put the preferred source's group in the FIB6 if it is not there already. */
@@ -266,7 +293,7 @@ static int route_program(struct rib6 *r6, struct rib6_route *r)
 		return err;
 	}
 	r6->ninstalled += (best != 0) - (r->installed != 0);
-	r->installed = best;
+	r->installed = (uint16_t)best;
 	return 0;
 }
 
@@ -283,26 +310,6 @@ static bool prefix_ok(const uint8_t p[16], uint8_t len)
 	return true;
 }
 
-/* Twice the buckets, same routes; on ENOMEM the chains just get longer. */
-static void route_table_grow(struct rib6 *r6)
-{
-	uint32_t nb = r6->nbuckets * 2;
-	struct rib6_route **n = calloc(nb, sizeof(*n));
-
-	if (!n)
-		return;
-	for (uint32_t b = 0; b < r6->nbuckets; b++)
-		for (struct rib6_route *r = r6->bucket[b], *next; r; r = next) {
-			next = r->next;
-			uint32_t h = route_hash(r->prefix, r->len, nb);
-			r->next = n[h];
-			n[h] = r;
-		}
-	free(r6->bucket);
-	r6->bucket = n;
-	r6->nbuckets = nb;
-}
-
 int rib6_route_set(struct rib6 *r6, const uint8_t prefix[16], uint8_t len, enum rib_source source,
                    enum nh_type type, const struct rib6_path *paths, unsigned npaths)
 {
@@ -317,21 +324,20 @@ int rib6_route_set(struct rib6 *r6, const uint8_t prefix[16], uint8_t len, enum 
 	uint32_t g = group_build(r6, type, paths, npaths, &rw);
 	if (!g)
 		return -ENETUNREACH;
-	struct rib6_route **pp = route_slot(r6, prefix, len), *r = *pp;
-	if (!r) {
-		r = calloc(1, sizeof(*r));
-		if (!r) {
-			rib_nhg_unref(r6->rib, g);
-			return -ENOMEM;
-		}
+	if (oa_reserve(&r6->routes) != 0) {
+		rib_nhg_unref(r6->rib, g);
+		return -ENOMEM;
+	}
+	struct route_id id = {prefix, len};
+	uint64_t key = route_key(prefix, len);
+	struct rib6_route *r = oa_slot_eq(&r6->routes, key, route_eq, &id);
+	if (!r->key) {
+		oa_claim(&r6->routes, r, key);
 		memcpy(r->prefix, prefix, 16);
 		r->len = len;
-		*pp = r;
-		if (++r6->nused > r6->nbuckets)
-			route_table_grow(r6);
 	}
 	uint32_t old = r->nhg[source];
-	r->nhg[source] = g;
+	r->nhg[source] = (uint16_t)g;
 	if (!old)
 		r6->nroutes[source]++;
 	int err = route_program(r6, r);
@@ -342,7 +348,7 @@ int rib6_route_set(struct rib6 *r6, const uint8_t prefix[16], uint8_t len, enum 
 
 int rib6_route_del(struct rib6 *r6, const uint8_t prefix[16], uint8_t len, enum rib_source source)
 {
-	struct rib6_route **pp = route_slot(r6, prefix, len), *r = *pp;
+	struct rib6_route *r = route_find(r6, prefix, len);
 
 	if (!r || !r->nhg[source])
 		return -ENOENT;
@@ -354,22 +360,22 @@ int rib6_route_del(struct rib6 *r6, const uint8_t prefix[16], uint8_t len, enum 
 	bool empty = r->installed == 0;
 	for (int s = 0; s < RIB_SRC__MAX; s++)
 		empty &= r->nhg[s] == 0;
-	if (empty) {
-		*pp = r->next;
-		free(r);
-		r6->nused--;
-	}
+	if (empty)
+		oa_remove(&r6->routes, r);
 	return err;
 }
 
 void rib6_route_prefetch(const struct rib6 *r6, const uint8_t prefix[16], uint8_t len)
 {
-	__builtin_prefetch(&r6->bucket[route_hash(prefix, len, r6->nbuckets)], 0);
+	const struct oa_table *t = &r6->routes;
+
+	/* Its home in the current table: where it is, unless growth has not moved it yet. */
+	__builtin_prefetch(oa_at(t, oa_home(route_key(prefix, len), t->nslots)), 1);
 }
 
 int rib6_route_best(const struct rib6 *r6, const uint8_t prefix[16], uint8_t len)
 {
-	const struct rib6_route *r = *route_slot((struct rib6 *)r6, prefix, len);
+	const struct rib6_route *r = route_find(r6, prefix, len);
 
 	for (int s = 0; r && s < RIB_SRC__MAX; s++)
 		if (r->nhg[s])
@@ -408,6 +414,11 @@ uint64_t rib6_installed(const struct rib6 *r6)
 	return r6->ninstalled;
 }
 
+uint64_t rib6_memory(const struct rib6 *r6)
+{
+	return sizeof(*r6) + (uint64_t)oa_bytes(&r6->routes);
+}
+
 static void rib6_entry_fill(const struct rib6 *r6, const struct rib6_route *r, struct rib6_entry *e)
 {
 	const struct nhg_meta *g = &r6->rib->nhg_meta[r->installed];
@@ -437,43 +448,30 @@ static void rib6_entry_fill(const struct rib6 *r6, const struct rib6_route *r, s
 	}
 }
 
-static uint32_t bits_reverse32(uint32_t v)
+struct walk_ctx {
+	const struct rib6 *r6;
+	rib6_walk_fn fn;
+	void *arg;
+	struct rib6_entry e;
+};
+
+static bool walk_visit(void *arg, const void *entry)
 {
-	v = (v >> 1 & 0x55555555u) | (v & 0x55555555u) << 1;
-	v = (v >> 2 & 0x33333333u) | (v & 0x33333333u) << 2;
-	v = (v >> 4 & 0x0f0f0f0fu) | (v & 0x0f0f0f0fu) << 4;
-	return __builtin_bswap32(v);
+	struct walk_ctx *w = arg;
+	const struct rib6_route *r = entry;
+
+	if (!r->installed)
+		return false;
+	rib6_entry_fill(w->r6, r, &w->e);
+	w->fn(w->arg, &w->e);
+	return true;
 }
 
-/*
- * The cursor counts buckets in bit-reversed order (the scan of Redis'
- * dictScan): the table doubles between slices as FPM fills it, which
- * splits bucket b into b and b + n, and counting the high bucket bits
- * first means both halves of a bucket already visited come before the
- * cursor in the bigger table too. So a route present throughout is
- * visited once, never twice, across any number of doublings (the table
- * never shrinks).
- */
 unsigned rib6_walk(const struct rib6 *r6, uint64_t *cursor, unsigned max, rib6_walk_fn fn,
                    void *arg)
 {
-	uint32_t mask = r6->nbuckets - 1, v;
-	struct rib6_entry e;
-	unsigned n = 0;
+	struct walk_ctx w = {.r6 = r6, .fn = fn, .arg = arg};
 
-	if (*cursor >= RIB6_WALK_END)
-		return 0;
-	v = (uint32_t)*cursor;
-	do {
-		for (const struct rib6_route *r = r6->bucket[v & mask]; r; r = r->next) {
-			if (!r->installed)
-				continue;
-			rib6_entry_fill(r6, r, &e);
-			fn(arg, &e);
-			n++;
-		}
-		v = bits_reverse32(bits_reverse32(v | ~mask) + 1);
-	} while (v != 0 && n < max);
-	*cursor = v ? v : RIB6_WALK_END;
-	return n;
+	_Static_assert(RIB6_WALK_END == OA_WALK_END, "rib6.h's end of walk is oa_table's");
+	return oa_walk(&r6->routes, cursor, max, walk_visit, &w);
 }

@@ -8,9 +8,11 @@
  * freed ids wait for the same RCU grace period (rib_reclaim). Control
  * thread only.
  *
- * The routes themselves sit in a chained hash table that doubles as it
- * fills (FRR's IPv6 table over FPM is ~220k routes); there is no ordered
- * route list for IPv6 yet (RESTCONF lists IPv4 routes only).
+ * The routes themselves sit in an open-addressing table (daemon/oa_table.h)
+ * that grows a few slots per insert, as the IPv4 RIB's does: FRR's IPv6
+ * table over FPM is ~220k routes, and a one-shot rehash of all of them
+ * would hold the control loop. There is no prefix order for IPv6 yet: the
+ * route6 list (rib6_walk) goes in the table's order.
  */
 #ifndef CELLGATE_RIB6_H
 #define CELLGATE_RIB6_H
@@ -45,7 +47,7 @@ int rib6_route_set(struct rib6 *r6, const uint8_t prefix[16], uint8_t len, enum 
                    enum nh_type type, const struct rib6_path *paths, unsigned npaths);
 int rib6_route_del(struct rib6 *r6, const uint8_t prefix[16], uint8_t len, enum rib_source source);
 
-/* Start loading the hash bucket of prefix/len (batch callers, ahead of use). */
+/* Start loading the table slot of prefix/len (batch callers, ahead of use). */
 void rib6_route_prefetch(const struct rib6 *r6, const uint8_t prefix[16], uint8_t len);
 
 /* The source whose route is installed for prefix/len, or -1. */
@@ -66,6 +68,9 @@ void rib6_get_counts(const struct rib6 *r6, uint64_t routes[RIB_SRC__MAX], uint6
 /* Prefixes installed in the FIB6. */
 uint64_t rib6_installed(const struct rib6 *r6);
 
+/* Bytes the route table holds (both of its tables while it grows). */
+uint64_t rib6_memory(const struct rib6 *r6);
+
 /* One installed IPv6 route as rib6_walk reports it. */
 struct rib6_entry {
 	uint8_t prefix[16];
@@ -82,13 +87,15 @@ struct rib6_entry {
 typedef void (*rib6_walk_fn)(void *arg, const struct rib6_entry *e);
 
 /*
- * Visit installed routes a hash bucket at a time from *cursor (0 to
- * begin), whole buckets only, until at least `max` were visited or the
- * table is done; *cursor is left at the next bucket (RIB6_WALK_END: done).
- * A cursor, not a pointer: a route present throughout a walk is visited
- * exactly once, whatever changes in between (the table doubling too),
- * and none twice. The order is the hash's (the RIB6 keeps no prefix order
- * yet). Returns how many.
+ * Visit installed routes a table home at a time from *cursor (0 to
+ * begin), whole homes only, until at least `max` were visited or the
+ * table is done; *cursor is left at the next home (RIB6_WALK_END: done).
+ * In a table left sparse by deletes a slice may stop short of `max` after
+ * 64 * max homes (oa_walk): only RIB6_WALK_END says the walk is done.
+ * A cursor, not a pointer (oa_walk): a route present throughout a walk is
+ * visited exactly once, whatever changes in between (the table growing,
+ * routes moving as others are deleted), and none twice. The order is the
+ * hash's (the RIB6 keeps no prefix order yet). Returns how many.
  */
 #define RIB6_WALK_END (1ull << 32)
 unsigned rib6_walk(const struct rib6 *r6, uint64_t *cursor, unsigned max, rib6_walk_fn fn,

@@ -192,6 +192,8 @@ static void test_config_routes(void)
 	CHECK_EQ(rib6_route_best(r6, a6("2001:db8:44::"), 48), -1);
 }
 
+enum { WALK_N = 16000, WALK_NEW = 24000 };
+
 struct walk_seen {
 	unsigned n;
 	uint8_t *count; /* visits per route index */
@@ -258,67 +260,130 @@ static void test_walk_entries(void)
 }
 
 /*
- * The route6 list's slices (rib6_walk): whole buckets, at least `max`
- * routes a call but the last, every route once; and with the table
- * changing between slices, every route present throughout exactly once
- * and none twice (the cursor is a bucket, not a pointer).
+ * The route6 list's slices (rib6_walk): whole table homes, at least `max`
+ * routes a call but the last, every route once.
  */
-static void test_walk_slices(void)
+static void test_walk_slices(struct rib6 *t, struct walk_seen *w)
 {
-	enum { N = 16000, NEW = 10000, MAX = 256 };
-	static uint8_t count[N + NEW];
-	struct rib6 *t = rib6_new(rib, NULL, NULL);
-	struct walk_seen w = {.count = count, .nidx = N + NEW};
-	uint8_t p[16];
+	enum { MAX = 256 };
+	unsigned calls = 0, n;
 	uint64_t cur = 0;
-	unsigned calls = 0, n, changed = 0;
 
-	CHECK(t != NULL);
-	for (unsigned i = 0; i < N; i++) {
-		walk_prefix(i, p);
-		CHECK_EQ(rib6_route_set(t, p, 64, RIB_SRC_STATIC, NH_BLACKHOLE, NULL, 0), 0);
-	}
-	CHECK_EQ(rib6_installed(t), N);
 	while (cur < RIB6_WALK_END) {
-		n = rib6_walk(t, &cur, MAX, walk_count, &w);
+		n = rib6_walk(t, &cur, MAX, walk_count, w);
 		calls++;
-		/* Overshoot: at most the rest of one bucket (~5 routes a bucket here). */
+		/* Overshoot: at most the rest of one home (~0.5 routes a home here). */
 		CHECK(n < MAX + 32);
 		CHECK(n >= MAX || cur == RIB6_WALK_END);
 	}
-	CHECK_EQ(w.n, N);
-	CHECK(calls >= N / (MAX + 32) && calls <= N / MAX + 1);
-	for (unsigned i = 0; i < N; i++)
-		CHECK(count[i] == 1);
-	CHECK_EQ(rib6_walk(t, &cur, MAX, walk_count, &w), 0); /* past the end: nothing */
+	CHECK_EQ(w->n, WALK_N);
+	CHECK(calls >= WALK_N / (MAX + 32) && calls <= WALK_N / MAX + 1);
+	for (unsigned i = 0; i < WALK_N; i++)
+		CHECK(w->count[i] == 1);
+	CHECK_EQ(rib6_walk(t, &cur, MAX, walk_count, w), 0); /* past the end: nothing */
+}
 
-	/*
-	 * A quarter of the way through: the odd routes go, NEW new ones come,
-	 * which doubles the table (16384 buckets to 32768) mid-walk.
-	 */
-	memset(count, 0, sizeof(count));
-	w.n = 0;
-	for (cur = 0; cur < RIB6_WALK_END;) {
-		rib6_walk(t, &cur, MAX, walk_count, &w);
-		if (changed || w.n < N / 4 || cur >= RIB6_WALK_END)
+/*
+ * With the table changing between slices: a quarter of the way through,
+ * the odd routes go (the deletes move later entries of their probe runs
+ * back) and new ones come until the table is growing (32768 slots to
+ * 65536, a few slots moved per insert); then 200 more a slice, so slices
+ * run with two tables, and after the growth is done. Every route present
+ * throughout is seen exactly once, none twice (the cursor is a home, not
+ * a slot).
+ */
+static void test_walk_growth(struct rib6 *t, struct walk_seen *w)
+{
+	/* 8000 left + 16577 new: one over 3/4 of 32768 slots; 424 inserts of growth after. */
+	enum { MAX = 256, FIRST = 17000 };
+	uint64_t cur = 0, mem0 = rib6_memory(t), mem_growing = 0;
+	unsigned next = WALK_N, slices_growing = 0, slices_after = 0;
+	uint8_t p[16];
+
+	memset(w->count, 0, w->nidx);
+	w->n = 0;
+	while (cur < RIB6_WALK_END) {
+		rib6_walk(t, &cur, MAX, walk_count, w);
+		if (cur >= RIB6_WALK_END || w->n < WALK_N / 4)
 			continue;
-		for (unsigned i = 1; i < N; i += 2) {
-			walk_prefix(i, p);
-			CHECK_EQ(rib6_route_del(t, p, 64, RIB_SRC_STATIC), 0);
+		if (next == WALK_N) {
+			for (unsigned i = 1; i < WALK_N; i += 2) {
+				walk_prefix(i, p);
+				CHECK_EQ(rib6_route_del(t, p, 64, RIB_SRC_STATIC), 0);
+			}
 		}
-		for (unsigned i = N; i < N + NEW; i++) {
-			walk_prefix(i, p);
+		unsigned add = next == WALK_N ? FIRST : 200;
+		for (unsigned k = 0; k < add && next < WALK_N + WALK_NEW; k++, next++) {
+			walk_prefix(next, p);
 			CHECK_EQ(rib6_route_set(t, p, 64, RIB_SRC_STATIC, NH_BLACKHOLE, NULL, 0),
 			         0);
 		}
-		changed = 1;
+		/* Two tables while growing: the old one's bytes on top of twice the size. */
+		if (rib6_memory(t) > 2 * mem0) {
+			mem_growing = rib6_memory(t);
+			slices_growing++;
+		} else if (mem_growing) {
+			slices_after++;
+		}
 	}
-	CHECK_EQ(changed, 1);
-	CHECK_EQ(rib6_installed(t), N / 2 + NEW);
-	for (unsigned i = 0; i < N + NEW; i++)
-		CHECK(count[i] <= 1);
-	for (unsigned i = 0; i < N; i += 2)
-		CHECK(count[i] == 1);
+	CHECK(slices_growing >= 2 && slices_after >= 2);
+	CHECK(rib6_memory(t) < mem_growing);
+	CHECK_EQ(rib6_installed(t), WALK_N / 2 + (next - WALK_N));
+	for (unsigned i = 0; i < WALK_N + WALK_NEW; i++)
+		CHECK(w->count[i] <= 1);
+	for (unsigned i = 0; i < WALK_N; i += 2)
+		CHECK(w->count[i] == 1);
+}
+
+/*
+ * A table left sparse: of the 32000 routes test_walk_growth leaves, all but
+ * 25 deleted (the table keeps its 65536 slots). A slice looks at a bounded
+ * number of homes, so the walk takes several, short of max with the cursor
+ * not at the end, and still sees the 25 exactly once.
+ */
+static void test_walk_sparse(struct rib6 *t, struct walk_seen *w)
+{
+	unsigned calls = 0, short_calls = 0;
+	uint64_t cur = 0;
+	uint8_t p[16];
+
+	for (unsigned i = 0; i < WALK_N + WALK_NEW; i++) {
+		walk_prefix(i, p);
+		if (i % 1600 && rib6_route_best(t, p, 64) >= 0)
+			CHECK_EQ(rib6_route_del(t, p, 64, RIB_SRC_STATIC), 0);
+		/* No reader runs: the FIB6's replaced arrays are free at once. */
+		if (i % 256 == 255)
+			fib6_reclaim(dp.fib6);
+	}
+	memset(w->count, 0, w->nidx);
+	w->n = 0;
+	while (cur < RIB6_WALK_END) {
+		unsigned n = rib6_walk(t, &cur, 64, walk_count, w);
+		calls++;
+		short_calls += n < 64 && cur < RIB6_WALK_END;
+	}
+	CHECK(calls >= 2 && short_calls >= 1);
+	CHECK_EQ(w->n, 25);
+	for (unsigned i = 0; i < WALK_N + WALK_NEW; i++)
+		CHECK(w->count[i] == (i % 1600 == 0));
+}
+
+static void test_walk(void)
+{
+	static uint8_t count[WALK_N + WALK_NEW];
+	struct rib6 *t = rib6_new(rib, NULL, NULL);
+	struct walk_seen w = {.count = count, .nidx = WALK_N + WALK_NEW};
+	uint8_t p[16];
+
+	CHECK(t != NULL);
+	for (unsigned i = 0; i < WALK_N; i++) {
+		walk_prefix(i, p);
+		CHECK_EQ(rib6_route_set(t, p, 64, RIB_SRC_STATIC, NH_BLACKHOLE, NULL, 0), 0);
+	}
+	CHECK_EQ(rib6_installed(t), WALK_N);
+	test_walk_slices(t, &w);
+	test_walk_growth(t, &w);
+	test_walk_sparse(t, &w);
 	/* Its routes stay in the FIB6 until dp_fini: the last test, they stand in no one's way. */
 	rib6_free(t);
 }
@@ -335,7 +400,7 @@ int main(void)
 	test_ecmp_and_ipv4();
 	test_config_routes();
 	test_walk_entries();
-	test_walk_slices();
+	test_walk();
 	rib6_free(r6);
 	rib_free(rib);
 	dp_fini(&dp);
