@@ -97,8 +97,7 @@ static void frames(struct dataplane *dp, unsigned nroutes, bool v6)
  * wall-clock second and per second of this thread's CPU time (the per-core
  * rate, what other work on a shared machine takes from the wall figure).
  */
-static void measure(struct dataplane *dp, double secs, double *pps, double *pps_cpu,
-                    uint64_t *lost)
+static void measure(struct dataplane *dp, double secs, double *pps, double *pps_cpu, uint64_t *lost)
 {
 	struct stats_snapshot s0, s1;
 	double t0, t1, c0, c1;
