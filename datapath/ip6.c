@@ -13,26 +13,6 @@ static inline uint64_t rd64(const uint8_t *p)
 	return (uint64_t)rd32(p) << 32 | rd32(p + 4);
 }
 
-bool ip6_addr_is_unspecified(const uint8_t *a)
-{
-	return (rd64(a) | rd64(a + 8)) == 0;
-}
-
-bool ip6_addr_is_loopback(const uint8_t *a)
-{
-	return rd64(a) == 0 && rd64(a + 8) == 1;
-}
-
-bool ip6_addr_is_v4mapped(const uint8_t *a)
-{
-	return rd64(a) == 0 && rd32(a + 8) == 0xffff; /* ::ffff:0:0/96, RFC 4291 §2.5.5.2 */
-}
-
-bool ip6_src_is_martian(const uint8_t *src)
-{
-	return ip6_addr_is_multicast(src) || ip6_addr_is_loopback(src) || ip6_addr_is_v4mapped(src);
-}
-
 static enum drop_reason param_problem(struct ip6_info *info, enum drop_reason r, uint8_t code,
                                       uint32_t ptr)
 {
@@ -205,6 +185,21 @@ enum drop_reason ip6_validate(const uint8_t *ip, uint32_t avail, struct ip6_info
 	info->len = IP6_HLEN + rd16(ip + 4);
 	if (info->len > avail)
 		return DROP_IP6_PAYLOAD_LENGTH;
+	/*
+	 * The common case, decided at once: global unicast both ways passes every
+	 * address rule below, and an upper layer straight after the header (the
+	 * Next Header values of nearly all traffic) leaves no chain to walk.
+	 */
+	if (ip6_addr_is_global_unicast(src) && ip6_addr_is_global_unicast(dst)) {
+		uint8_t nh = ip[6];
+
+		if (nh == IP6_NH_UDP || nh == IP6_NH_TCP || nh == IP6_NH_ICMPV6) {
+			info->l4_proto = nh;
+			info->l4_off = IP6_HLEN;
+			return IP6_OK;
+		}
+		return ip6_chain_walk(ip, info->len, info);
+	}
 	if (ip6_src_is_martian(src))
 		return DROP_IP6_BAD_SOURCE;
 	if (ip6_addr_is_multicast(dst))

@@ -194,12 +194,37 @@ static inline unsigned ip6_mcast_scope(const uint8_t *a)
 	return a[1] & 0x0f;
 }
 
-bool ip6_addr_is_unspecified(const uint8_t *a);
-bool ip6_addr_is_loopback(const uint8_t *a);
-bool ip6_addr_is_v4mapped(const uint8_t *a);
+/* Inline: ip6_validate asks them of every packet that is not global unicast. */
+static inline bool ip6_addr_is_unspecified(const uint8_t *a)
+{
+	return (rd32(a) | rd32(a + 4) | rd32(a + 8) | rd32(a + 12)) == 0;
+}
+
+static inline bool ip6_addr_is_loopback(const uint8_t *a)
+{
+	return (rd32(a) | rd32(a + 4) | rd32(a + 8)) == 0 && rd32(a + 12) == 1;
+}
+
+/* ::ffff:0:0/96, RFC 4291 §2.5.5.2 */
+static inline bool ip6_addr_is_v4mapped(const uint8_t *a)
+{
+	return (rd32(a) | rd32(a + 4)) == 0 && rd32(a + 8) == 0xffff;
+}
 
 /* Sources never valid on a received packet: multicast, loopback, v4-mapped (not ::). */
-bool ip6_src_is_martian(const uint8_t *src);
+static inline bool ip6_src_is_martian(const uint8_t *src)
+{
+	return ip6_addr_is_multicast(src) || ip6_addr_is_loopback(src) || ip6_addr_is_v4mapped(src);
+}
+
+/*
+ * Global unicast, 2000::/3 (RFC 4291 §2.4; every address the Internet
+ * routes): none of the special cases above, nor link-local or multicast.
+ */
+static inline bool ip6_addr_is_global_unicast(const uint8_t *a)
+{
+	return (a[0] & 0xe0) == 0x20;
+}
 
 /*
  * ECMP flow hash (RFC 6438, RFC 6437): addresses, flow label, and for a

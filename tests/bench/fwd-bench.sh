@@ -1,12 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
-# End-to-end 64-byte IPv4 forwarding benchmark, h1 -> r -> h2 over veths:
-# cellgated on each driver asked for, and the Linux kernel forwarding the
-# same traffic in the same namespace, in one run.  Not part of the pass/fail
-# suite.  Needs root.
+# End-to-end 64-byte IPv4 (or, with -6, 84-byte IPv6) forwarding benchmark,
+# h1 -> r -> h2 over veths: cellgated on each driver asked for, and the Linux
+# kernel forwarding the same traffic in the same namespace, in one run.  Not
+# part of the pass/fail suite.  Needs root.
 #
 #   tests/bench/fwd-bench.sh [-t SECONDS] [-b CELLGATED] [-d DRIVERS] [-r REPEATS]
-#                            [--sweep] [--cpu RATE] [--kernel-only]
+#                            [--sweep] [--cpu RATE] [--kernel-only] [-6]
 #
 #   -d DRIVERS  comma-separated cellgated drivers, e.g. afxdp or afpacket,afxdp
 #               (default afpacket)
@@ -19,11 +19,17 @@
 #               divided by the frames h2 received. The generator is then
 #               pace_udp (tests/bench/pace_udp.c), which sleeps between 1 ms
 #               bursts: trafgen's pacing spins and would keep its CPU at 100 %
+#               (IPv4 only)
+#   -6          IPv6 instead (issue 16): 80-byte frames (84 with FCS: the
+#               IPv4 frame's 18 bytes of UDP payload behind a 40-byte IPv6
+#               header), UDP [2001:db8:1::2]:4000 -> [2001:db8:2::2]:9; the
+#               kernel forwards with net.ipv6.conf.all.forwarding=1, cellgated
+#               with IPv6 addresses on its ports (lab.py's HOSTS6 plan)
 #
 # Generator: trafgen in h1, one process pinned to CPU $GEN_CPU (0).  Router:
 # cellgated with its worker pinned to CPU $RTR_CPU (1).  Frames: 60 bytes
-# (64 with FCS), UDP 10.0.1.2:4000 -> 10.0.2.2:9, Ethernet destination = the
-# router's r-h1 MAC.  Offered = h1 veth tx_packets delta / T; delivered = h2
+# (64 with FCS), UDP 10.0.1.2:4000 -> 10.0.2.2:9 (-6: see above), Ethernet
+# destination = the router's r-h1 MAC.  Offered = h1 veth tx_packets delta / T; delivered = h2
 # veth rx_packets delta / T.  Namespaces are lab.py's (CGLAB_NS_PREFIX names
 # their prefix).
 set -u
@@ -35,6 +41,7 @@ REPEATS=1
 SWEEP=0
 CPU_RATE=""
 KERNEL_ONLY=0
+V6=0
 GEN_CPU=${GEN_CPU:-0}
 RTR_CPU=${RTR_CPU:-1}
 while [ $# -gt 0 ]; do
@@ -46,7 +53,8 @@ while [ $# -gt 0 ]; do
 	--sweep) SWEEP=1; shift ;;
 	--cpu) CPU_RATE=$2; shift 2 ;;
 	--kernel-only) KERNEL_ONLY=1; shift ;;
-	*) sed -n '2,25p' "$0"; exit 2 ;;
+	-6) V6=1; shift ;;
+	*) sed -n '2,32p' "$0"; exit 2 ;;
 	esac
 done
 [ "$KERNEL_ONLY" -eq 1 ] && DRIVERS=""
@@ -61,6 +69,10 @@ PACE=${PACE:-$(dirname "$BIN")/../tests/bench/pace_udp}
 for t in trafgen taskset ethtool; do
 	command -v $t >/dev/null || { echo "fwd-bench: $t missing (tests/deps.sh)" >&2; exit 1; }
 done
+if [ -n "$CPU_RATE" ] && [ "$V6" -eq 1 ]; then
+	echo "fwd-bench: --cpu sends IPv4 only (pace_udp); not with -6" >&2
+	exit 2
+fi
 if [ -n "$CPU_RATE" ] && [ ! -x "$PACE" ]; then
 	echo "fwd-bench: --cpu needs $PACE (make) or PACE=..." >&2
 	exit 1
@@ -92,16 +104,56 @@ stat() { ip -n "$1" -j -s link show dev "$2" |
 
 # A UDP socket on h2 that never reads: frames count in rx_packets, and h2
 # sends no ICMP port unreachable back through the router.
-in2 "$PY" -c 'import socket,time
-s=socket.socket(socket.AF_INET,socket.SOCK_DGRAM); s.bind(("10.0.2.2",9))
-time.sleep(100000)' &
+# lab.py builds the namespaces without IPv6 (no chatter in its counters);
+# -6 turns it on, without router advertisements or autoconf (already off
+# there), and gives h1 and h2 lab.py's HOSTS6 addresses and routes.
+if [ "$V6" -eq 1 ]; then
+	for ns in "$NS_R" "$NS_H1" "$NS_H2" "$NS_H3"; do
+		ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=0 \
+			net.ipv6.conf.default.disable_ipv6=0 net.ipv6.conf.all.forwarding=0
+	done
+	for h in 1 2; do
+		eval "ns=\$NS_H$h"
+		ip -n "$ns" -6 addr add "2001:db8:$h::2/64" dev "h$h-r" nodad
+		ip -n "$ns" -6 route add default via "2001:db8:$h::1"
+	done
+	# With AF_PACKET the kernel sees the transit frames too: a default of last
+	# resort keeps it from answering them (README, "IPv6"; test_ipv6.py).
+	ip -n "$NS_R" -6 route add blackhole default metric 4294967295
+	FAMILY=AF_INET6 DST=2001:db8:2::2 PING="ping -6"
+else
+	FAMILY=AF_INET DST=10.0.2.2 PING=ping
+fi
+in2 "$PY" -c 'import socket,sys,time
+s=socket.socket(getattr(socket,sys.argv[1]),socket.SOCK_DGRAM); s.bind((sys.argv[2],9))
+time.sleep(100000)' "$FAMILY" "$DST" &
 SINK=$!
 
 H1MAC=$(ip -n "$NS_H1" -j link show h1-r | "$PY" -c 'import json,sys;print(json.load(sys.stdin)[0]["address"])')
 H2MAC=$(ip -n "$NS_H2" -j link show h2-r | "$PY" -c 'import json,sys;print(json.load(sys.stdin)[0]["address"])')
 RMAC=$(ip -n "$NS_R" -j link show r-h1 | "$PY" -c 'import json,sys;print(json.load(sys.stdin)[0]["address"])')
 hexmac() { echo "0x${1//:/, 0x}"; }
-cat >"$WORK/udp64.trafgen" <<EOF
+# 2001:db8:N::2 as trafgen bytes
+addr6() { echo "0x20, 0x01, 0x0d, 0xb8, 0x00, $1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x02"; }
+if [ "$V6" -eq 1 ]; then
+	# Payload Length 26 (UDP 8 + 18), Next Header 17, Hop Limit 64; the UDP
+	# checksum is mandatory over IPv6 (RFC 8200 §8.1).
+	FRAME="84-byte IPv6 (80 + FCS)"
+	cat >"$WORK/udp.trafgen" <<EOF
+{
+  $(hexmac "$RMAC"),
+  $(hexmac "$H1MAC"),
+  c16(0x86dd),
+  0x60, 0x00, 0x00, 0x00, c16(26), 17, 64,
+  $(addr6 0x01),
+  $(addr6 0x02),
+  c16(4000), c16(9), c16(26), csumudp6(14, 54),
+  fill(0x00, 18),
+}
+EOF
+else
+	FRAME="64-byte IPv4 (60 + FCS)"
+	cat >"$WORK/udp.trafgen" <<EOF
 {
   $(hexmac "$RMAC"),
   $(hexmac "$H1MAC"),
@@ -113,6 +165,7 @@ cat >"$WORK/udp64.trafgen" <<EOF
   fill(0x00, 18),
 }
 EOF
+fi
 
 # busy and total jiffies of CPUs $GEN_CPU and $RTR_CPU: "g_busy g_all r_busy r_all"
 cpustat() {
@@ -137,7 +190,7 @@ gen() {
 		# -P 1: one process; --no-sock-mem/-Q: leave socket memory sysctls and IRQ
 		# affinity alone (-Q matters: IRQ affinity is global, not per netns).
 		in1 timeout -s INT "$secs" taskset -c "$GEN_CPU" trafgen -o h1-r \
-			-i "$WORK/udp64.trafgen" -P 1 --no-sock-mem -Q -C ${rate:+-b "${rate}pps"} \
+			-i "$WORK/udp.trafgen" -P 1 --no-sock-mem -Q -C ${rate:+-b "${rate}pps"} \
 			>"$WORK/trafgen.log" 2>&1
 	fi
 	d=$?
@@ -178,9 +231,19 @@ sweep() {
 }
 
 cg_start() { # DRIVER
-	inr sysctl -qw net.ipv4.ip_forward=0
+	inr sysctl -qw net.ipv4.ip_forward=0 net.ipv6.conf.all.forwarding=0
 	ip -n "$NS_R" neigh flush all 2>/dev/null
 	"$PY" "$LAB" config "$RTR_CPU" "$1" >"$WORK/cellgated.json"
+	[ "$V6" -eq 1 ] && "$PY" - "$WORK/cellgated.json" <<'EOF'
+import json, sys
+# IPv6 addresses on eth0 and eth1, as tests/lab/test_ipv6.py's v6_config.
+cfg = json.load(open(sys.argv[1]))
+for p in cfg["cellgate:cellgate"]["port"]:
+    n = {"eth0": 1, "eth1": 2}.get(p["name"])
+    if n:
+        p["ipv6"] = {"address": [{"ip": "2001:db8:%d::1" % n, "prefix-length": 64}]}
+json.dump(cfg, open(sys.argv[1], "w"), indent=2)
+EOF
 	rm -rf "$WORK/run" && mkdir -p "$WORK/run"
 	# Not through inr: $! must be cellgated itself (ip netns exec execs it), for the signals.
 	ip netns exec "$NS_R" "$BIN" -f "$WORK/cellgated.json" -d -r "$WORK/run" 2>"$WORK/cellgated-$1.log" &
@@ -195,7 +258,7 @@ cg_start() { # DRIVER
 		cat "$WORK/cellgated-$1.log" >&2
 		exit 1
 	fi
-	in1 ping -c 2 -i 0.2 -W 1 10.0.2.2 >/dev/null ||
+	in1 $PING -c 2 -i 0.2 -W 1 "$DST" >/dev/null ||
 		echo "warning: h1 cannot ping h2 through cellgated ($1)" >&2
 }
 
@@ -221,6 +284,7 @@ EOF
 # The kernel forwards: the same addresses (cellgated may have left them),
 # forwarding on, h2's MAC known so no ARP is involved.
 kernel_start() {
+	[ "$V6" -eq 1 ] && { kernel_start6; return; }
 	for h in 1 2 3; do
 		ip -n "$NS_R" addr replace 10.0.$h.1/24 dev r-h$h
 		ip -n "$NS_R" link set r-h$h up
@@ -232,8 +296,27 @@ kernel_start() {
 }
 
 kernel_stop() {
-	inr sysctl -qw net.ipv4.ip_forward=0
+	inr sysctl -qw net.ipv4.ip_forward=0 net.ipv6.conf.all.forwarding=0
 	ip -n "$NS_R" neigh del 10.0.2.2 dev r-h2 2>/dev/null
+	if [ "$V6" -eq 1 ]; then
+		ip -n "$NS_R" -6 neigh del 2001:db8:2::2 dev r-h2 2>/dev/null
+		# cellgated puts its port addresses on the netdevs itself when it starts.
+		for h in 1 2; do
+			ip -n "$NS_R" -6 addr del "2001:db8:$h::1/64" dev "r-h$h" 2>/dev/null
+		done
+	fi
+}
+
+# The same for IPv6: lab.py's router addresses, forwarding on, h2 known.
+kernel_start6() {
+	for h in 1 2; do
+		ip -n "$NS_R" link set "r-h$h" up
+		ip -n "$NS_R" -6 addr replace "2001:db8:$h::1/64" dev "r-h$h" nodad
+	done
+	inr sysctl -qw net.ipv6.conf.all.forwarding=1
+	ip -n "$NS_R" -6 neigh replace 2001:db8:2::2 lladdr "$H2MAC" dev r-h2 nud permanent
+	in1 ping -6 -c 2 -i 0.2 -W 1 2001:db8:2::2 >/dev/null ||
+		echo "warning: h1 cannot ping h2 through the kernel" >&2
 }
 
 # measure NAME: every figure of one router, appended to $WORK/NAME.txt as
@@ -257,7 +340,7 @@ ROUTERS=""
 for drv in ${DRIVERS//,/ }; do ROUTERS="$ROUTERS $drv"; done
 ROUTERS="$ROUTERS kernel"
 
-echo "cellgate forwarding benchmark: 64-byte frames, $T s per run, $REPEATS round(s)"
+echo "cellgate forwarding benchmark: $FRAME frames, $T s per run, $REPEATS round(s)"
 echo "generator: trafgen, 1 process on CPU $GEN_CPU (ns h1); router CPU $RTR_CPU; $(nproc) CPUs"
 echo "kernel $(uname -r); router namespace $NS_R; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "cellgated: worker on CPU $RTR_CPU; kernel forwarding and veth receive run in softirq"

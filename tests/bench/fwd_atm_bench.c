@@ -9,8 +9,8 @@
  *
  * Each direction runs twice: with the egress fake counting frames without
  * copying them (a TX ring filled in place: the figure is cellgate's own work)
- * and with it copying every frame into its capture slots (fwd_core_bench's
- * Ethernet setup). Ratios are printed like for like, and for the cheap
+ * and with it copying every frame's bytes into its TX slots, as a ring
+ * would (fwd_core_bench's Ethernet setup: port_fake's tx_frames_only). Ratios are printed like for like, and for the cheap
  * carrier against the copying Ethernet egress.
  *
  *   fwd_atm_bench [CPU] [SECONDS] [ROUTES] [MAX_CELLS] [PHASES]
@@ -188,6 +188,7 @@ static void run(void (*load)(uint32_t, unsigned), uint32_t base, unsigned nroute
 	static struct stats_snapshot s0, s1;
 
 	egress->tx_discard = !copy;
+	egress->tx_frames_only = true;
 	load(base, nroutes);
 	for (int i = 0; i < 10000; i++) /* warm up: caches, FIB lines, branch history */
 		dp_worker_poll(&dp, 0);

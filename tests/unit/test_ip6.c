@@ -70,6 +70,16 @@ static void test_header(void)
 	CHECK_EQ(v(ip, 47), DROP_IP6_PAYLOAD_LENGTH);
 	ip[0] = 0x45;
 	CHECK_EQ(v(ip, len), DROP_IP6_VERSION);
+	/* The upper layers decided without a walk: where they start, what they are. */
+	len = mk(ip, "2001:db8::1", "2001:db8::2", IP6_NH_ICMPV6, 64, 8);
+	CHECK_EQ(ip6_validate(ip, len, &info), IP6_OK);
+	CHECK_EQ(info.l4_proto, IP6_NH_ICMPV6);
+	CHECK_EQ(info.l4_off, 40);
+	CHECK_EQ(info.flags, 0);
+	len = mk(ip, "2001:db8::1", "fd00::2", IP6_NH_TCP, 64, 20);
+	CHECK_EQ(ip6_validate(ip, len, &info), IP6_OK);
+	CHECK_EQ(info.l4_proto, IP6_NH_TCP);
+	CHECK_EQ(info.len, 60);
 	/* RFC 8200 §4.7: No Next Header with no payload is a whole packet. */
 	len = mk(ip, "2001:db8::1", "2001:db8::2", IP6_NH_NONE, 64, 0);
 	CHECK_EQ(ip6_validate(ip, len, &info), IP6_OK);
@@ -111,6 +121,11 @@ static void test_addresses(void)
 	    {"2001:db8::1", "febf:ffff::1", IP6_LOCAL}, /* still fe80::/10 */
 	    {"2001:db8::1", "fec0::1", IP6_OK},         /* deprecated site-local: unicast */
 	    {"::2", "2001:db8::2", IP6_OK},             /* IPv4-compatible: nothing special */
+	    /* The edges of 2000::/3, which ip6_validate decides without the rules above. */
+	    {"1fff:ffff::1", "3fff:ffff::1", IP6_OK},
+	    {"4000::1", "2000::", IP6_OK},
+	    {"2000::1", "1fff:ffff::1", IP6_OK},
+	    {"3fff::1", "4000::", IP6_OK},
 	};
 	uint8_t ip[128];
 
