@@ -9,7 +9,7 @@
  * CPU: the one the lookups run on; the update-under-lookup run puts the
  * control thread on CPU ^ 1. NEXTHOPS: how many next-hop groups the routes
  * map to (by origin AS; default 64); 0 gives every route its own value.
- * short: only load, memory, correctness and random-key lookups.
+ * short: only load, memory, correctness, random-key and in-table lookups.
  *
  * Reported per algorithm: whole-table build (create + every insert, file
  * order), insert and delete rates in random order, memory (the lookups'
