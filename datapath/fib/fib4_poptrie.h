@@ -111,7 +111,10 @@ static inline const struct fib4_poptrie_node *fib4_poptrie_node_at(const uint32_
 	return (const struct fib4_poptrie_node *)(const void *)(words + i);
 }
 
-/* Below the first node level: the 3 prefixes longer than /24 of a full table. */
+/*
+ * From a /18 slot's node n down, 6 bits per level: the loop the lookups under
+ * prefixes longer than /24 need (3 of them in a full table).
+ */
 static inline uint32_t fib4_poptrie_lookup_deep(const struct fib4_poptrie_dir *d,
                                                 const struct fib4_poptrie_node *n, uint32_t addr)
 {
@@ -124,6 +127,7 @@ static inline uint32_t fib4_poptrie_lookup_deep(const struct fib4_poptrie_dir *d
 
 		if (!(n->vector & bit)) {
 			rank = (uint32_t)__builtin_popcountll(n->leafvec & ((bit << 1) - 1));
+			/* Acquire: see fib4_poptrie_lookup_ext. */
 			return __atomic_load_n(&d->words[n->base0 + rank - 1], __ATOMIC_ACQUIRE);
 		}
 		rank = (uint32_t)__builtin_popcountll(n->vector & (bit - 1));
@@ -152,8 +156,8 @@ static inline uint32_t fib4_poptrie_lookup_ext(const struct fib4_poptrie_dir *d,
  * The lookup over the tables themselves (what the bulk lookup keeps in
  * registers). Whether direct[] holds a value is a branch: a branch-free
  * version (a value reading a constant node, masks picking the answer) was
- * x0.6 on random keys, as every lookup then waits for its whole chain of
- * loads (doc/FIB.md).
+ * x0.59-0.70 on random keys, as every lookup then waits for its whole chain
+ * of loads (doc/FIB.md).
  */
 static inline uint32_t fib4_poptrie_lookup_dir(const struct fib4_poptrie_dir *d, uint32_t addr)
 {
@@ -172,7 +176,7 @@ static inline uint32_t fib4_poptrie_lookup(const struct fib4_poptrie *fib, uint3
 	return fib4_poptrie_lookup_dir((const struct fib4_poptrie_dir *)fib, addr);
 }
 
-/* The same for n addresses (what workers call once per burst). */
+/* The same for n addresses (what workers call once per burst); values may be addrs. */
 void fib4_poptrie_lookup_bulk(const struct fib4_poptrie *fib, const uint32_t *addrs,
                               uint32_t *values, unsigned n);
 

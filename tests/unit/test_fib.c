@@ -354,6 +354,12 @@ static void test_bulk(void)
 			          vals[i] == ref_lookup(&ref, addrs[i]),
 			      "bulk n=%u [%u] %08x: %u", n, i, addrs[i], vals[i]);
 		CHECK(vals[n] == 0xdeadbeef, "bulk n=%u wrote past the end", n);
+		/* In place: the values over the addresses they came from. */
+		memcpy(vals, addrs, n * sizeof(*vals));
+		fib_lookup_bulk(&f, vals, vals, n);
+		for (unsigned i = 0; i < n; i++)
+			CHECK(vals[i] == ref_lookup(&ref, addrs[i]),
+			      "bulk in place n=%u [%u] %08x: %u", n, i, addrs[i], vals[i]);
 	}
 	fib_destroy(&f);
 }
