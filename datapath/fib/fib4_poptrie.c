@@ -6,6 +6,7 @@
  * the painting to fib4_poptrie_update.c.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -213,25 +214,86 @@ int fib4_poptrie_walk(const struct fib4_poptrie *pt,
 	return fib4_index_walk(&pt->ix, cb, arg);
 }
 
+/* Lookups per chunk of a burst: chunk indexes are kept in bytes. */
+#define PT_BULK_CHUNK 64u
+
 /*
- * A plain loop: the lookups of a burst are independent, so the core already
- * overlaps their cache misses. Measured slower: a pass over direct[] first
- * that prefetches the nodes, then the rest (x0.7), and staged passes per
- * level (x0.8). The x86-64 baseline has no population count
- * instruction, so a second copy is built for CPUs with POPCNT and chosen
- * when the table is created.
+ * Three passes over each chunk of a burst, and no branch that depends on the
+ * table in the first. It reads every direct[] entry into values[] and
+ * appends the position of each that names a node (16 % of random addresses)
+ * to a list, by adding the entry's top bit to the list's length. The second
+ * reads those nodes and computes where each leaf is; the third reads the
+ * leaves. In one loop the "node or value" branch is mispredicted about every
+ * sixth random key, and each misprediction throws away the work the core
+ * had started on the keys after it; and a node's miss and its leaf's are
+ * dependent, where here a chunk's node misses overlap, then its leaf misses.
+ * A node with child nodes (a prefix longer than /24) is finished in the
+ * second pass, by the scalar loop. Figures, and what was measured slower
+ * (one loop without the branch, prefetching passes, passes with branches):
+ * doc/FIB.md.
  */
-/* A local copy of the tables: stores to values[] cannot change it, it stays in registers. */
-#define LOOKUP_LOOP                                                                                \
-	const struct fib4_poptrie_dir d = pt->dir;                                                 \
-                                                                                                   \
-	for (unsigned i = 0; i < n; i++)                                                           \
-	values[i] = fib4_poptrie_lookup_dir(&d, addrs[i])
+static inline __attribute__((always_inline)) void
+lookup_chunk(const struct fib4_poptrie_dir *d, const uint32_t *addrs, uint32_t *values, unsigned n)
+{
+	uint8_t ext[PT_BULK_CHUNK], pos[PT_BULK_CHUNK];
+	uint32_t leaf[PT_BULK_CHUNK];
+	unsigned next = 0, nleaf = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		/* Acquire pairs with the release that published the subtree. */
+		uint32_t e = __atomic_load_n(&d->direct[addrs[i] >> (32 - FIB4_POPTRIE_DIRECT)],
+		                             __ATOMIC_ACQUIRE);
+
+		values[i] = e;
+		ext[next] = (uint8_t)i;
+		next += e >> 31;
+	}
+	for (unsigned j = 0; j < next; j++) {
+		unsigned i = ext[j];
+		const struct fib4_poptrie_node *nd =
+		    fib4_poptrie_node_at(d->words, values[i] & ~FIB4_POPTRIE_EXT);
+		uint64_t bit = 1ull << ((addrs[i] << FIB4_POPTRIE_DIRECT) >> 26);
+
+		if (__builtin_expect((nd->vector & bit) != 0, 0)) {
+			values[i] = fib4_poptrie_lookup_deep(d, nd, addrs[i]);
+			continue;
+		}
+		leaf[nleaf] =
+		    nd->base0 + (uint32_t)__builtin_popcountll(nd->leafvec & ((bit << 1) - 1)) - 1;
+		pos[nleaf++] = (uint8_t)i;
+	}
+	/* Acquire: leaves are rewritten in place, and the caller reads the next hop named. */
+	for (unsigned j = 0; j < nleaf; j++)
+		values[pos[j]] = __atomic_load_n(&d->words[leaf[j]], __ATOMIC_ACQUIRE);
+}
+
+/*
+ * A local copy of the tables: stores to values[] cannot change it, it stays
+ * in registers. The x86-64 baseline has no population count instruction, so
+ * a second copy is built for CPUs with POPCNT and chosen when the table is
+ * created.
+ */
+static inline __attribute__((always_inline)) void
+lookup_bulk_body(const struct fib4_poptrie *pt, const uint32_t *addrs, uint32_t *values, unsigned n)
+{
+	const struct fib4_poptrie_dir d = pt->dir;
+	uintptr_t a0 = (uintptr_t)addrs, v0 = (uintptr_t)values, len = (uintptr_t)n * 4;
+
+	/* The passes read addrs[] after writing values[]: values in place take one loop. */
+	if (__builtin_expect(a0 < v0 + len && v0 < a0 + len, 0)) {
+		for (unsigned i = 0; i < n; i++)
+			values[i] = fib4_poptrie_lookup_dir(&d, addrs[i]);
+		return;
+	}
+	for (unsigned c = 0; c < n; c += PT_BULK_CHUNK)
+		lookup_chunk(&d, addrs + c, values + c,
+		             n - c < PT_BULK_CHUNK ? n - c : PT_BULK_CHUNK);
+}
 
 static void lookup_bulk_generic(const struct fib4_poptrie *pt, const uint32_t *addrs,
                                 uint32_t *values, unsigned n)
 {
-	LOOKUP_LOOP;
+	lookup_bulk_body(pt, addrs, values, n);
 }
 
 #if PT_X86_POPCNT
@@ -239,7 +301,7 @@ __attribute__((target("popcnt"))) static void lookup_bulk_popcnt(const struct fi
                                                                  const uint32_t *addrs,
                                                                  uint32_t *values, unsigned n)
 {
-	LOOKUP_LOOP;
+	lookup_bulk_body(pt, addrs, values, n);
 }
 #endif
 

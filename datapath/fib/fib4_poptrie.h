@@ -111,18 +111,15 @@ static inline const struct fib4_poptrie_node *fib4_poptrie_node_at(const uint32_
 	return (const struct fib4_poptrie_node *)(const void *)(words + i);
 }
 
-/* The lookup over the tables themselves (what the bulk lookup keeps in registers). */
-static inline uint32_t fib4_poptrie_lookup_dir(const struct fib4_poptrie_dir *d, uint32_t addr)
+/*
+ * From a /18 slot's node n down, 6 bits per level: the loop the lookups under
+ * prefixes longer than /24 need (3 of them in a full table).
+ */
+static inline uint32_t fib4_poptrie_lookup_deep(const struct fib4_poptrie_dir *d,
+                                                const struct fib4_poptrie_node *n, uint32_t addr)
 {
-	/* Acquire pairs with the release that published the subtree. */
-	uint32_t e =
-	    __atomic_load_n(&d->direct[addr >> (32 - FIB4_POPTRIE_DIRECT)], __ATOMIC_ACQUIRE);
-	const struct fib4_poptrie_node *n;
 	unsigned off = FIB4_POPTRIE_DIRECT;
 
-	if (__builtin_expect(!(e & FIB4_POPTRIE_EXT), 1))
-		return e;
-	n = fib4_poptrie_node_at(d->words, e & ~FIB4_POPTRIE_EXT);
 	for (;;) {
 		unsigned v = (addr << off) >> 26;
 		uint64_t bit = 1ull << v;
@@ -130,8 +127,7 @@ static inline uint32_t fib4_poptrie_lookup_dir(const struct fib4_poptrie_dir *d,
 
 		if (!(n->vector & bit)) {
 			rank = (uint32_t)__builtin_popcountll(n->leafvec & ((bit << 1) - 1));
-			/* Leaves of a node that keeps its shape are rewritten in place with a
-			 * release store; acquire, as the caller reads the next hop it names. */
+			/* Acquire: see fib4_poptrie_lookup_ext. */
 			return __atomic_load_n(&d->words[n->base0 + rank - 1], __ATOMIC_ACQUIRE);
 		}
 		rank = (uint32_t)__builtin_popcountll(n->vector & (bit - 1));
@@ -140,13 +136,47 @@ static inline uint32_t fib4_poptrie_lookup_dir(const struct fib4_poptrie_dir *d,
 	}
 }
 
+/* The rest of a lookup whose direct[] entry e names a node. */
+static inline uint32_t fib4_poptrie_lookup_ext(const struct fib4_poptrie_dir *d, uint32_t e,
+                                               uint32_t addr)
+{
+	const struct fib4_poptrie_node *n = fib4_poptrie_node_at(d->words, e & ~FIB4_POPTRIE_EXT);
+	uint64_t bit = 1ull << ((addr << FIB4_POPTRIE_DIRECT) >> 26);
+	uint32_t rank;
+
+	if (__builtin_expect((n->vector & bit) != 0, 0))
+		return fib4_poptrie_lookup_deep(d, n, addr);
+	rank = (uint32_t)__builtin_popcountll(n->leafvec & ((bit << 1) - 1));
+	/* Leaves of a node that keeps its shape are rewritten in place with a
+	 * release store; acquire, as the caller reads the next hop it names. */
+	return __atomic_load_n(&d->words[n->base0 + rank - 1], __ATOMIC_ACQUIRE);
+}
+
+/*
+ * The lookup over the tables themselves (what the bulk lookup keeps in
+ * registers). Whether direct[] holds a value is a branch: a branch-free
+ * version (a value reading a constant node, masks picking the answer) was
+ * x0.59-0.70 on random keys, as every lookup then waits for its whole chain
+ * of loads (doc/FIB.md).
+ */
+static inline uint32_t fib4_poptrie_lookup_dir(const struct fib4_poptrie_dir *d, uint32_t addr)
+{
+	/* Acquire pairs with the release that published the subtree. */
+	uint32_t e =
+	    __atomic_load_n(&d->direct[addr >> (32 - FIB4_POPTRIE_DIRECT)], __ATOMIC_ACQUIRE);
+
+	if (__builtin_expect(!(e & FIB4_POPTRIE_EXT), 1))
+		return e;
+	return fib4_poptrie_lookup_ext(d, e, addr);
+}
+
 /* Longest-prefix match: the value, or 0 if no prefix covers addr. Lock-free. */
 static inline uint32_t fib4_poptrie_lookup(const struct fib4_poptrie *fib, uint32_t addr)
 {
 	return fib4_poptrie_lookup_dir((const struct fib4_poptrie_dir *)fib, addr);
 }
 
-/* The same for n addresses (what workers call once per burst). */
+/* The same for n addresses (what workers call once per burst); values may be addrs. */
 void fib4_poptrie_lookup_bulk(const struct fib4_poptrie *fib, const uint32_t *addrs,
                               uint32_t *values, unsigned n);
 

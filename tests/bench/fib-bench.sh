@@ -8,7 +8,7 @@
 # thread on the other CPU of the pair (CPU ^ 1). Two passes: routes mapped to
 # 64 next-hop groups by origin AS (a router's values), the full report; then
 # one value per route (the worst case for a compressed table), load, memory
-# and random lookups only.
+# and random and in-table lookups only.
 # "choice": instead, the measurement behind the structure's design
 # (fib_bench_choice: static Poptrie and DXR builds next to DIR-24-8).
 set -eu

@@ -45,7 +45,7 @@ uint32_t ref_lookup(const struct ref *ref, uint32_t addr);
 size_t ref_flatten(const struct ref *ref, struct route *r);
 
 /* Lookup rates of every algorithm, interleaved (fib_bench_lookup.c); kinds: 1 = random keys
- * only, 3 = random, in-table, sequential. */
+ * only, 2 = random and in-table, 3 = random, in-table, sequential. */
 void bench_lookups(struct fib *const *fibs, const struct route *r, size_t n, int kinds);
 
 /* A lookup thread on reader_cpu while this thread churns on writer_cpu (fib_bench_churn.c). */

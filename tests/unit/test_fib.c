@@ -354,6 +354,12 @@ static void test_bulk(void)
 			          vals[i] == ref_lookup(&ref, addrs[i]),
 			      "bulk n=%u [%u] %08x: %u", n, i, addrs[i], vals[i]);
 		CHECK(vals[n] == 0xdeadbeef, "bulk n=%u wrote past the end", n);
+		/* In place: the values over the addresses they came from. */
+		memcpy(vals, addrs, n * sizeof(*vals));
+		fib_lookup_bulk(&f, vals, vals, n);
+		for (unsigned i = 0; i < n; i++)
+			CHECK(vals[i] == ref_lookup(&ref, addrs[i]),
+			      "bulk in place n=%u [%u] %08x: %u", n, i, addrs[i], vals[i]);
 	}
 	fib_destroy(&f);
 }
@@ -429,12 +435,19 @@ struct race {
 static void *race_reader(void *arg)
 {
 	struct race *r = arg;
-	uint32_t last[2 * NSITES] = {0};
+	uint32_t last[2 * NSITES] = {0}, addrs[2 * NSITES], vals[2 * NSITES];
+	unsigned long round = 0;
 
+	for (unsigned h = 0; h < 2 * NSITES; h++)
+		addrs[h] = h % 2 ? race_sites[h / 2].inner : race_sites[h / 2].net | 1;
 	while (!__atomic_load_n(&r->stop, __ATOMIC_RELAXED)) {
+		/* Every other round through the bulk lookup (its passes are separate loads). */
+		int bulk = round++ % 2;
+
+		if (bulk)
+			fib_lookup_bulk(r->f, addrs, vals, 2 * NSITES);
 		for (unsigned h = 0; h < 2 * NSITES; h++) {
-			const struct race_site *s = &race_sites[h / 2];
-			uint32_t v = fib_lookup(r->f, h % 2 ? s->inner : s->net | 1);
+			uint32_t v = bulk ? vals[h] : fib_lookup(r->f, addrs[h]);
 
 			/* Values only grow, and the outer prefix is always there. */
 			if (v == 0 || v < last[h])
