@@ -134,6 +134,7 @@ def test_iperf3_tcp_across_atm(topo, routers):
         import json
         res = json.loads(p.stdout)
         bps = res["end"]["sum_received"]["bits_per_second"]
+        print("iperf3 across ATM: %.1f Mbit/s" % (bps / 1e6))
         assert bps > 10e6, "only %.1f Mbit/s over ATM" % (bps / 1e6)
     finally:
         srv.kill()
