@@ -3,13 +3,10 @@
 #include <string.h>
 
 #include "datapath/csum.h"
+#include "datapath/gso_seg.h"
 #include "datapath/ip4.h"
 #include "datapath/ip4_gso.h"
 #include "datapath/pkt.h"
-
-#define TCP_FIN 0x01
-#define TCP_PSH 0x08
-#define TCP_CWR 0x80
 
 int ip4_gso_init(struct ip4_gso_iter *it, const uint8_t *ip, uint8_t gso_type,
                  uint16_t gso_size)
@@ -43,38 +40,21 @@ uint32_t ip4_gso_seg_len(const struct ip4_gso_iter *it)
 uint32_t ip4_gso_next(struct ip4_gso_iter *it, uint8_t *out)
 {
 	uint32_t hdrs = it->hlen + it->l4hlen;
-	uint32_t payload = it->tot - hdrs;
-	uint32_t chunk;
-	bool first = it->n == 0, last;
+	struct gso_chunk c;
 
-	if (it->done >= payload && !(payload == 0 && first))
+	if (!gso_chunk_next(it->tot - hdrs, it->done, it->seg, it->n, &c))
 		return 0;
-	chunk = payload - it->done;
-	if (chunk > it->seg)
-		chunk = it->seg;
-	last = it->done + chunk >= payload;
-
 	memcpy(out, it->ip, hdrs);
-	memcpy(out + hdrs, it->ip + hdrs + it->done, chunk);
-	wr16(out + 2, (uint16_t)(hdrs + chunk));
+	memcpy(out + hdrs, it->ip + hdrs + it->done, c.len);
+	wr16(out + 2, (uint16_t)(hdrs + c.len));
 	/* One IP ID per segment, as the sender's stack numbers them (RFC 6864). */
 	wr16(out + 4, (uint16_t)(rd16(it->ip + 4) + it->n));
 	wr16(out + 10, 0);
 	wr16(out + 10, csum_compute(out, it->hlen));
-
-	uint8_t *l4 = out + it->hlen;
-	if (out[9] == 6) {
-		wr32(l4 + 4, rd32(it->ip + it->hlen + 4) + it->done);
-		/* FIN and PSH belong to the last segment; CWR to the first (RFC 3168 6.1.2). */
-		if (!last)
-			l4[13] &= (uint8_t) ~(TCP_FIN | TCP_PSH);
-		if (!first)
-			l4[13] &= (uint8_t)~TCP_CWR;
-	} else {
-		wr16(l4 + 4, (uint16_t)(it->l4hlen + chunk)); /* UDP length */
-	}
+	gso_l4_fixup(out + it->hlen, out[9] == 6, rd32(it->ip + it->hlen + 4), it->done, it->l4hlen,
+	             &c);
 	ip4_l4_csum_complete(out);
-	it->done += chunk;
+	it->done += c.len;
 	it->n++;
-	return hdrs + chunk;
+	return hdrs + c.len;
 }

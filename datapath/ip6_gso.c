@@ -3,12 +3,9 @@
 #include <string.h>
 
 #include "datapath/csum.h"
+#include "datapath/gso_seg.h"
 #include "datapath/ip6_gso.h"
 #include "datapath/pkt.h"
-
-#define TCP_FIN 0x01
-#define TCP_PSH 0x08
-#define TCP_CWR 0x80
 
 int ip6_gso_init(struct ip6_gso_iter *it, const uint8_t *ip, const struct ip6_info *info,
                  uint8_t gso_type, uint16_t gso_size)
@@ -55,34 +52,17 @@ static void l4_csum6(uint8_t *ip, uint8_t *l4, uint32_t l4len, uint8_t proto)
 uint32_t ip6_gso_next(struct ip6_gso_iter *it, uint8_t *out)
 {
 	uint32_t hdrs = it->l4_off + it->l4hlen;
-	uint32_t payload = it->len - hdrs;
-	uint32_t chunk;
-	bool first = it->n == 0, last;
+	struct gso_chunk c;
 
-	if (it->done >= payload && !(payload == 0 && first))
+	if (!gso_chunk_next(it->len - hdrs, it->done, it->seg, it->n, &c))
 		return 0;
-	chunk = payload - it->done;
-	if (chunk > it->seg)
-		chunk = it->seg;
-	last = it->done + chunk >= payload;
-
 	memcpy(out, it->ip, hdrs);
-	memcpy(out + hdrs, it->ip + hdrs + it->done, chunk);
-	wr16(out + 4, (uint16_t)(hdrs + chunk - IP6_HLEN)); /* Payload Length */
-
-	uint8_t *l4 = out + it->l4_off;
-	if (it->proto == IP6_NH_TCP) {
-		wr32(l4 + 4, rd32(it->ip + it->l4_off + 4) + it->done);
-		/* FIN and PSH belong to the last segment; CWR to the first (RFC 3168 6.1.2). */
-		if (!last)
-			l4[13] &= (uint8_t) ~(TCP_FIN | TCP_PSH);
-		if (!first)
-			l4[13] &= (uint8_t)~TCP_CWR;
-	} else {
-		wr16(l4 + 4, (uint16_t)(it->l4hlen + chunk)); /* UDP length */
-	}
-	l4_csum6(out, l4, it->l4hlen + chunk, it->proto);
-	it->done += chunk;
+	memcpy(out + hdrs, it->ip + hdrs + it->done, c.len);
+	wr16(out + 4, (uint16_t)(hdrs + c.len - IP6_HLEN)); /* Payload Length */
+	gso_l4_fixup(out + it->l4_off, it->proto == IP6_NH_TCP, rd32(it->ip + it->l4_off + 4),
+	             it->done, it->l4hlen, &c);
+	l4_csum6(out, out + it->l4_off, it->l4hlen + c.len, it->proto);
+	it->done += c.len;
 	it->n++;
-	return hdrs + chunk;
+	return hdrs + c.len;
 }

@@ -25,7 +25,7 @@ import pytest
 import lab
 import restconf as rc
 from conftest import start_router
-from test_ipv6 import v6_config
+from test_ipv6 import ping6, route6_prefixes, v6_config
 
 port = lab.port_of
 delta = lab.counter_delta
@@ -55,12 +55,6 @@ def router(request, topo, cellgated_bin):
     topo.exec("h2", ["ip", "-6", "addr", "add", NEW_HOST + "/64", "dev", "h2-r",
                      "nodad"], check=True)
     return start_router(request, topo, cellgated_bin, config=v6_config())
-
-
-def ping6(topo, host, dst, count=3, extra=()):
-    cmd = ["ping", "-6", "-n", "-c", str(count), "-i", "0.2", "-W", "1"] + \
-        list(extra) + [dst]
-    return topo.exec(host, cmd, timeout=count + 15)
 
 
 def kernel_addrs(topo, dev):
@@ -166,12 +160,6 @@ def test_reload_adds_and_removes(topo, router):
     assert "%s/%d" % (NEW, NEW_PLEN) not in kernel_addrs(topo, "r-h2")
     p = ping6(topo, "h1", NEW_HOST, count=1)
     assert p.returncode != 0 and "No route" in p.stdout, p.stdout
-
-
-def route6_prefixes(router):
-    r = rc.get(router, R + "/state/fib/route6")
-    assert r.status == 200, r.body
-    return {x["prefix"] for x in r.json()["cellgate:route6"]}
 
 
 def test_reload_address_with_a_route_through_it(topo, router):
