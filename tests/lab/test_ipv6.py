@@ -219,6 +219,14 @@ def reload(router, cfg):
         "SIGHUP: configuration reloaded") > n0, timeout=5), router.log()[-1500:]
 
 
+def reload_refused(router, cfg, needle):
+    """SIGHUP with cfg, which the router must refuse, logging `needle`."""
+    with open(router.cfg, "w") as f:
+        json.dump(lab.with_fib_algorithm(cfg), f)
+    router.proc.send_signal(signal.SIGHUP)
+    assert lab.wait_for(lambda: needle in router.log(), timeout=5), router.log()[-1500:]
+
+
 def neighbour6(router, address):
     for n in router.stats()["neighbors6"]:
         if n["address"] == address:
@@ -305,11 +313,7 @@ def test_reload_changes_static_routes6(topo, router):
         bad = json.loads(json.dumps(cfg))
         bad["cellgate:cellgate"]["routing"]["static-route6"].append(
             {"prefix": "2001:db8:68::/48", "nexthop": [{"address": "2001:db8:99::1"}]})
-        with open(router.cfg, "w") as f:
-            json.dump(lab.with_fib_algorithm(bad), f)
-        router.proc.send_signal(signal.SIGHUP)
-        assert lab.wait_for(lambda: "2001:db8:68::/48" in router.log(), timeout=5), \
-            router.log()[-1500:]
+        reload_refused(router, bad, "2001:db8:68::/48")
         have = route6_prefixes(router)
         assert "2001:db8:68::/48" not in have and "2001:db8:67::/48" in have, have
         assert router.alive()

@@ -25,7 +25,7 @@ import pytest
 import lab
 import restconf as rc
 from conftest import start_router
-from test_ipv6 import ping6, route6_prefixes, v6_config
+from test_ipv6 import ping6, reload, reload_refused, route6_prefixes, v6_config
 
 port = lab.port_of
 delta = lab.counter_delta
@@ -180,26 +180,13 @@ def test_reload_address_with_a_route_through_it(topo, router):
         assert "2001:db8:77::/48" not in route6_prefixes(router)
         top["routing"]["static-route6"].append(
             {"prefix": "2001:db8:78::/48", "nexthop": [{"address": "2001:db8:99::1"}]})
-        with open(router.cfg, "w") as f:
-            json.dump(lab.with_fib_algorithm(cfg), f)
-        router.proc.send_signal(signal.SIGHUP)
-        assert lab.wait_for(lambda: "2001:db8:78::/48" in router.log(), timeout=5), \
-            router.log()[-1500:]
+        reload_refused(router, cfg, "2001:db8:78::/48")
         have = route6_prefixes(router)
         assert "2001:db8:77::/48" not in have and "2001:db8:78::/48" not in have, have
         assert "%s/%d" % (NEW, NEW_PLEN) not in kernel_addrs(topo, "r-h2")
         assert router.alive()
     finally:
         reload(router, v6_config())
-
-
-def reload(router, cfg):
-    with open(router.cfg, "w") as f:
-        json.dump(lab.with_fib_algorithm(cfg), f)
-    n0 = router.log().count("SIGHUP: configuration reloaded")
-    router.proc.send_signal(signal.SIGHUP)
-    assert lab.wait_for(lambda: router.log().count(
-        "SIGHUP: configuration reloaded") > n0, timeout=5), router.log()[-1500:]
 
 
 def cellgatectl(router, *args):
