@@ -13,7 +13,6 @@ a port's first address (the source of its ICMPv6 errors and solicitations)
 and whether it has IPv6 at all (501, nothing changed).
 """
 
-import json
 import os
 import re
 import signal
