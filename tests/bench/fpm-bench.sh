@@ -3,7 +3,8 @@
 # FPM ingest benchmark: how fast cellgated takes a zebra-sized FIB over FPM,
 # and what it costs in memory.  Not part of the pass/fail suite.  Needs root.
 #
-#   tests/bench/fpm-bench.sh [-g] [-4] [-n ROUTES] [-b CELLGATED] [-P PERF_DATA] [-m load|replay]
+#   tests/bench/fpm-bench.sh [-g] [-4] [-n ROUTES] [-b CELLGATED] [-P PERF_DATA]
+#                              [-m load|replay] [-k SECONDS]
 #
 # Builds the lab topology (tests/lab/lab.py), starts cellgated in the router
 # namespace (worker on CPU 1, control thread and zebra stand-in on CPU 0,
@@ -17,12 +18,13 @@
 # stalls during the load.  -g: next-hop-group mode (RTA_NH_ID).  -4: the
 # IPv4 table only.  -P: record the control thread with perf (call graphs)
 # while fpm_bench runs, into PERF_DATA.  -m: fpm_bench's mode (default both).
+# -k: keep the last session open that long (fpm_bench -k).
 set -u
 
 GROUPS_FLAG=""
 MAX=0
 BIN=${CELLGATED:-}
-V6=1 PERF_OUT="" MODE=""
+V6=1 PERF_OUT="" MODE="" KEEP=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	-g) GROUPS_FLAG=-g; shift ;;
@@ -31,7 +33,8 @@ while [ $# -gt 0 ]; do
 	-4) V6=0; shift ;;
 	-P) PERF_OUT=$2; shift 2 ;;
 	-m) MODE=$2; shift 2 ;;
-	*) sed -n '2,20p' "$0"; exit 2 ;;
+	-k) KEEP=$2; shift 2 ;;
+	*) sed -n '2,22p' "$0"; exit 2 ;;
 	esac
 done
 
@@ -127,7 +130,7 @@ fi
 SIX=()
 [ "$V6" = 1 ] && SIX=(-6 "$WORK/nets6")
 ip netns exec "$NS_R" taskset -c 0 "$BENCH" -f "$WORK/nets" -p "$(cat "$WORK/run/cellgated.pid")" \
-	-s "$WORK/run/stats.json" -o "$OIFS" "${SIX[@]}" ${MAX:+-n "$MAX"} ${MODE:+-m "$MODE"} $GROUPS_FLAG
+	-s "$WORK/run/stats.json" -o "$OIFS" "${SIX[@]}" ${MAX:+-n "$MAX"} ${MODE:+-m "$MODE"} ${KEEP:+-k "$KEEP"} $GROUPS_FLAG
 rc=$?
 if [ -n "$PERF" ]; then
 	kill -INT "$PERF"; wait "$PERF" 2>/dev/null; PERF=""
