@@ -121,10 +121,23 @@ static inline uint8_t *oa_probe(uint8_t *slots, uint32_t nslots, uint32_t esz, u
 	return slots + (size_t)i * esz;
 }
 
+/*
+ * Whether key may still be in the old table. Not when its home slot there
+ * has been passed: that slot's run went over whole, and the key's probe
+ * path from its home was part of it (see oa_migrate).
+ */
+static inline bool oa_in_old(const struct oa_table *t, uint64_t key)
+{
+	if (!t->old)
+		return false;
+	uint32_t h = oa_home(key, t->old_nslots);
+	return ((h - t->mig_from) & (t->old_nslots - 1)) >= t->mig;
+}
+
 /* The entry holding key (in either table while growing), or the empty slot where it would go. */
 static inline void *oa_slot(const struct oa_table *t, uint64_t key)
 {
-	if (t->old) {
+	if (oa_in_old(t, key)) {
 		uint8_t *e = oa_probe(t->old, t->old_nslots, t->esz, key);
 		if (oa_key(e))
 			return e;
@@ -139,7 +152,7 @@ static inline void *oa_slot(const struct oa_table *t, uint64_t key)
  */
 static inline void oa_prefetch(const struct oa_table *t, uint64_t key)
 {
-	if (t->old)
+	if (oa_in_old(t, key))
 		__builtin_prefetch(t->old + (size_t)oa_home(key, t->old_nslots) * t->esz, 0);
 	__builtin_prefetch(oa_at(t, oa_home(key, t->nslots)), 1);
 }
