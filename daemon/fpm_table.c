@@ -526,7 +526,11 @@ void fpm_table_prefetch(const struct fpm_table *t, const uint8_t *payload, size_
 		return;
 	memcpy(&dst, payload + at + sizeof(a), sizeof(dst));
 	uint32_t prefix = ntohl(dst);
-	oa_prefetch(&t->r4, r4_key(prefix, rtm.rtm_dst_len));
+	uint64_t key = r4_key(prefix, rtm.rtm_dst_len);
+	const void *old = oa_old_home_slot(&t->r4, key);
+	__builtin_prefetch(oa_home_slot(&t->r4, key), 1);
+	if (old)
+		__builtin_prefetch(old, 0);
 	rib_route_prefetch(t->rib, prefix, rtm.rtm_dst_len);
 }
 

@@ -146,15 +146,20 @@ static inline void *oa_slot(const struct oa_table *t, uint64_t key)
 }
 
 /*
- * Start loading the slots a lookup of key will read first (both tables
- * while growing: the old one is probed first), to be used a few entries
- * ahead of the lookup.
+ * The slots a lookup of key reads first, for the caller to prefetch a few
+ * entries ahead: in the table (the new one while growing), and in the old
+ * one while it may still hold key (else NULL). The callers hold the
+ * __builtin_prefetch themselves: GCC takes a function that only prefetches
+ * for one without effects and drops the calls to it.
  */
-static inline void oa_prefetch(const struct oa_table *t, uint64_t key)
+static inline const void *oa_home_slot(const struct oa_table *t, uint64_t key)
 {
-	if (oa_in_old(t, key))
-		__builtin_prefetch(t->old + (size_t)oa_home(key, t->old_nslots) * t->esz, 0);
-	__builtin_prefetch(oa_at(t, oa_home(key, t->nslots)), 1);
+	return oa_at(t, oa_home(key, t->nslots));
+}
+
+static inline const void *oa_old_home_slot(const struct oa_table *t, uint64_t key)
+{
+	return oa_in_old(t, key) ? t->old + (size_t)oa_home(key, t->old_nslots) * t->esz : NULL;
 }
 
 static inline void *oa_find(const struct oa_table *t, uint64_t key)

@@ -228,7 +228,12 @@ int rib_route_del(struct rib *rib, uint32_t prefix, uint8_t len, enum rib_source
 
 void rib_route_prefetch(const struct rib *rib, uint32_t prefix, uint8_t len)
 {
-	oa_prefetch(&rib->routes, route_key(prefix, len));
+	uint64_t key = route_key(prefix, len);
+	const void *old = oa_old_home_slot(&rib->routes, key);
+
+	__builtin_prefetch(oa_home_slot(&rib->routes, key), 1);
+	if (old)
+		__builtin_prefetch(old, 0);
 }
 
 int rib_route_best(const struct rib *rib, uint32_t prefix, uint8_t len)
