@@ -14,10 +14,10 @@
 #include <sys/socket.h>
 #include <time.h>
 
+#include "daemon/fpm_table_priv.h"
 #include "lib/addr.h"
 #include "lib/clock.h"
 #include "lib/log.h"
-#include "daemon/fpm_table_priv.h"
 
 const char *const fpm_reject_name[FPM_REJ__MAX] = {
 #define X(id, name, desc, detail) [FPM_REJ_##id] = name,
@@ -224,8 +224,8 @@ static void route_target(struct fpm_table *t, const struct fpm_route *r, struct 
 
 static void r4_flags_set(struct fpm_table *t, struct fpm_r4 *e, uint8_t flags)
 {
-	fpm_flags_count(&t->c.routes4_rib, &t->c.routes4_pending, &t->c.routes4_rejected,
-	                e->flags, flags);
+	fpm_flags_count(&t->c.routes4_rib, &t->c.routes4_pending, &t->c.routes4_rejected, e->flags,
+	                flags);
 	e->flags = flags;
 }
 
@@ -526,8 +526,11 @@ void fpm_table_prefetch(const struct fpm_table *t, const uint8_t *payload, size_
 		return;
 	memcpy(&dst, payload + at + sizeof(a), sizeof(dst));
 	uint32_t prefix = ntohl(dst);
-	__builtin_prefetch(oa_at(&t->r4, oa_home(r4_key(prefix, rtm.rtm_dst_len), t->r4.nslots)),
-	                   1);
+	uint64_t key = r4_key(prefix, rtm.rtm_dst_len);
+	const void *old = oa_old_home_slot(&t->r4, key);
+	__builtin_prefetch(oa_home_slot(&t->r4, key), 1);
+	if (old)
+		__builtin_prefetch(old, 0);
 	rib_route_prefetch(t->rib, prefix, rtm.rtm_dst_len);
 }
 

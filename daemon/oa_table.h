@@ -10,8 +10,9 @@
  *
  * Growth is incremental: when the table is 3/4 full a table twice the size
  * takes the new entries, and every oa_reserve moves a few slots' worth of
- * the old one over (OA_MIGRATE_SLOTS), so no single insert rehashes a
- * million entries (that held the control loop for ~0.2 s at a full table).
+ * the old one over (OA_MIGRATE_SLOTS, whole probe runs at a time), so no
+ * single insert rehashes a million entries (that held the control loop for
+ * ~0.2 s at a full table).
  * Meanwhile a key is in exactly one of the two, and lookups try both.
  */
 #ifndef CELLGATE_OA_TABLE_H
@@ -29,9 +30,12 @@ struct oa_table {
 	uint32_t nslots; /* a power of two */
 	uint32_t nused;  /* entries in both tables */
 	uint32_t esz;    /* entry size, key first */
-	/* While growing: the previous table, its entry count, the next slot to move. */
+	/*
+	 * While growing: the previous table, its entry count, how many of its
+	 * slots have been moved over, counted from the empty slot mig_from.
+	 */
 	uint8_t *old;
-	uint32_t old_nslots, old_nused, mig;
+	uint32_t old_nslots, old_nused, mig, mig_from;
 };
 
 /* Old slots moved per oa_reserve: at least 4/3 are needed to finish before the new one fills. */
@@ -93,7 +97,8 @@ static inline void oa_free(void *p, size_t bytes)
 /* 0 or -ENOMEM. nslots: a power of two. */
 static inline int oa_init(struct oa_table *t, uint32_t esz, uint32_t nslots)
 {
-	*t = (struct oa_table){.slots = oa_alloc((size_t)nslots * esz), .nslots = nslots, .esz = esz};
+	*t = (struct oa_table){
+	    .slots = oa_alloc((size_t)nslots * esz), .nslots = nslots, .esz = esz};
 	return t->slots ? 0 : -ENOMEM;
 }
 
@@ -130,15 +135,45 @@ static inline uint8_t *oa_probe_empty(uint8_t *slots, uint32_t nslots, uint32_t 
 	return slots + (size_t)i * esz;
 }
 
+/*
+ * Whether key may still be in the old table. Not when its home slot there
+ * has been passed: that slot's run went over whole, and the key's probe
+ * path from its home was part of it (see oa_migrate).
+ */
+static inline bool oa_in_old(const struct oa_table *t, uint64_t key)
+{
+	if (!t->old)
+		return false;
+	uint32_t h = oa_home(key, t->old_nslots);
+	return ((h - t->mig_from) & (t->old_nslots - 1)) >= t->mig;
+}
+
 /* The entry holding key (in either table while growing), or the empty slot where it would go. */
 static inline void *oa_slot(const struct oa_table *t, uint64_t key)
 {
-	if (t->old) {
+	if (oa_in_old(t, key)) {
 		uint8_t *e = oa_probe(t->old, t->old_nslots, t->esz, key);
 		if (oa_key(e))
 			return e;
 	}
 	return oa_probe(t->slots, t->nslots, t->esz, key);
+}
+
+/*
+ * The slots a lookup of key reads first, for the caller to prefetch a few
+ * entries ahead: in the table (the new one while growing), and in the old
+ * one while it may still hold key (else NULL). The callers hold the
+ * __builtin_prefetch themselves: GCC takes a function that only prefetches
+ * for one without effects and drops the calls to it.
+ */
+static inline const void *oa_home_slot(const struct oa_table *t, uint64_t key)
+{
+	return oa_at(t, oa_home(key, t->nslots));
+}
+
+static inline const void *oa_old_home_slot(const struct oa_table *t, uint64_t key)
+{
+	return oa_in_old(t, key) ? t->old + (size_t)oa_home(key, t->old_nslots) * t->esz : NULL;
 }
 
 static inline void *oa_find(const struct oa_table *t, uint64_t key)
@@ -172,26 +207,47 @@ static inline void oa_shift_out(uint8_t *slots, uint32_t nslots, uint32_t esz, u
 	memset(slots + (size_t)hole * esz, 0, esz);
 }
 
+/* The first empty slot of slots[0..nslots) (a table at most 3/4 full has one). */
+static inline uint32_t oa_first_empty(const uint8_t *slots, uint32_t nslots, uint32_t esz)
+{
+	uint32_t i = 0;
+
+	while (i < nslots - 1 && oa_key(slots + (size_t)i * esz))
+		i++;
+	return i;
+}
+
 /*
- * Move up to `budget` slots of the old table into the new one. An entry
- * leaves the old table by oa_shift_out, so its probe runs stay whole and
- * lookups there stay right; a slot refilled by the shift is looked at
- * again. Slots below t->mig are empty, so no run wraps into them.
+ * Move about `budget` slots of the old table into the new one, a whole run
+ * (a maximal block of occupied slots) at a time. The walk starts after an
+ * empty slot (mig_from) and goes round once, so an occupied slot it meets
+ * starts a run: taking the run whole leaves every other run intact and
+ * lookups in the old table right, with no entry moved inside it. (Moving
+ * one entry at a time and shifting the rest of its run back, as before,
+ * cost the square of the run's length: at 3/4 load runs are tens to
+ * hundreds of slots long, and that made the first load of a full table
+ * twice as expensive.) It stops only between runs, so one call may go past
+ * the budget by the longest run.
  */
 static inline void oa_migrate(struct oa_table *t, uint32_t budget)
 {
-	while (t->old && budget--) {
-		uint8_t *e = t->old + (size_t)t->mig * t->esz;
+	while (t->old) {
+		uint8_t *e =
+		    t->old + (size_t)((t->mig_from + t->mig) & (t->old_nslots - 1)) * t->esz;
 		uint64_t k = oa_key(e);
 
+		if (!k && !budget)
+			return; /* between two runs */
 		if (k) {
 			memcpy(oa_probe_empty(t->slots, t->nslots, t->esz, k), e, t->esz);
-			oa_shift_out(t->old, t->old_nslots, t->esz, t->mig);
+			memset(e, 0, t->esz);
 			t->old_nused--;
-		} else if (++t->mig == t->old_nslots || !t->old_nused) {
+		}
+		budget -= budget > 0;
+		if (++t->mig == t->old_nslots || !t->old_nused) {
 			oa_free(t->old, (size_t)t->old_nslots * t->esz);
 			t->old = NULL;
-			t->old_nslots = t->old_nused = t->mig = 0;
+			t->old_nslots = t->old_nused = t->mig = t->mig_from = 0;
 		}
 	}
 }
@@ -215,6 +271,7 @@ static inline int oa_reserve(struct oa_table *t)
 	t->old_nslots = t->nslots;
 	t->old_nused = t->nused;
 	t->mig = 0;
+	t->mig_from = oa_first_empty(t->old, t->old_nslots, t->esz);
 	t->slots = n;
 	t->nslots *= 2;
 	oa_migrate(t, OA_MIGRATE_SLOTS);
@@ -233,7 +290,7 @@ static inline void oa_clear(struct oa_table *t)
 	if (t->old)
 		oa_free(t->old, (size_t)t->old_nslots * t->esz);
 	t->old = NULL;
-	t->old_nslots = t->old_nused = t->mig = 0;
+	t->old_nslots = t->old_nused = t->mig = t->mig_from = 0;
 	memset(t->slots, 0, (size_t)t->nslots * t->esz);
 	t->nused = 0;
 }
@@ -299,7 +356,7 @@ static inline uint8_t *oa_probe_eq(uint8_t *slots, uint32_t nslots, uint32_t esz
 /* As oa_slot, for keys that are hashes (see oa_probe_eq). */
 static inline void *oa_slot_eq(const struct oa_table *t, uint64_t key, oa_eq_fn eq, const void *arg)
 {
-	if (t->old) {
+	if (oa_in_old(t, key)) {
 		uint8_t *e = oa_probe_eq(t->old, t->old_nslots, t->esz, key, eq, arg);
 		if (oa_key(e))
 			return e;

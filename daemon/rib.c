@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/log.h"
-#include "lib/addr.h"
 #include "daemon/rib_priv.h"
+#include "lib/addr.h"
+#include "lib/log.h"
 
 static const char *const source_names[RIB_SRC__MAX] = {
     [RIB_SRC_LOCAL] = "local",   [RIB_SRC_CONNECTED] = "connected", [RIB_SRC_FRR] = "frr",
@@ -17,7 +17,6 @@ const char *rib_source_name(enum rib_source s)
 {
 	return s < RIB_SRC__MAX ? source_names[s] : "?";
 }
-
 
 #define ROUTE_USED       (1ull << 40)
 #define ROUTE_SLOTS_INIT (1u << 16)
@@ -230,8 +229,11 @@ int rib_route_del(struct rib *rib, uint32_t prefix, uint8_t len, enum rib_source
 void rib_route_prefetch(const struct rib *rib, uint32_t prefix, uint8_t len)
 {
 	uint64_t key = route_key(prefix, len);
+	const void *old = oa_old_home_slot(&rib->routes, key);
 
-	__builtin_prefetch(oa_at(&rib->routes, oa_home(key, rib->routes.nslots)), 1);
+	__builtin_prefetch(oa_home_slot(&rib->routes, key), 1);
+	if (old)
+		__builtin_prefetch(old, 0);
 }
 
 int rib_route_best(const struct rib *rib, uint32_t prefix, uint8_t len)

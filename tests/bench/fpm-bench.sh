@@ -3,7 +3,8 @@
 # FPM ingest benchmark: how fast cellgated takes a zebra-sized FIB over FPM,
 # and what it costs in memory.  Not part of the pass/fail suite.  Needs root.
 #
-#   tests/bench/fpm-bench.sh [-g] [-n ROUTES] [-b CELLGATED]
+#   tests/bench/fpm-bench.sh [-g] [-4] [-n ROUTES] [-b CELLGATED] [-P PERF_DATA]
+#                              [-m load|replay] [-k SECONDS]
 #
 # Builds the lab topology (tests/lab/lab.py), starts cellgated in the router
 # namespace (worker on CPU 1, control thread and zebra stand-in on CPU 0,
@@ -14,18 +15,26 @@
 # same way, side by side), then reconnects and replays both.  Meanwhile a
 # UDP flow on an unrelated prefix (10.20.0.0/24, a static route) runs at
 # 1000 pps from h1 to h2: its loss and longest gap show whether forwarding
-# stalls during the load.  -g: next-hop-group mode (RTA_NH_ID).
+# stalls during the load.  -g: next-hop-group mode (RTA_NH_ID).  -4: the
+# IPv4 table only.  -P: record the control thread with perf (call graphs)
+# while fpm_bench runs, into PERF_DATA.  -m: fpm_bench's mode (default both).
+# -k: keep the last session open that long (fpm_bench -k).
 set -u
 
 GROUPS_FLAG=""
 MAX=0
 BIN=${CELLGATED:-}
+V6=1 PERF_OUT="" MODE="" KEEP=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	-g) GROUPS_FLAG=-g; shift ;;
 	-n) MAX=$2; shift 2 ;;
 	-b) BIN=$2; shift 2 ;;
-	*) sed -n '2,16p' "$0"; exit 2 ;;
+	-4) V6=0; shift ;;
+	-P) PERF_OUT=$2; shift 2 ;;
+	-m) MODE=$2; shift 2 ;;
+	-k) KEEP=$2; shift 2 ;;
+	*) sed -n '2,22p' "$0"; exit 2 ;;
 	esac
 done
 
@@ -42,8 +51,9 @@ command -v location >/dev/null || { echo "fpm-bench: 'location' missing (tests/d
 
 # Runtime files on tmpfs: cellgated fsyncs stats.json, polled every 5 ms.
 WORK=$(mktemp -d /dev/shm/cg-fpm-bench.XXXXXX)
-LAB_TAG="" DPID="" RX="" TX=""
+LAB_TAG="" DPID="" RX="" TX="" PERF=""
 cleanup() {
+	[ -n "$PERF" ] && kill -INT "$PERF" 2>/dev/null && wait "$PERF" 2>/dev/null
 	[ -n "$TX" ] && kill "$TX" 2>/dev/null
 	[ -n "$RX" ] && kill "$RX" 2>/dev/null
 	[ -n "$DPID" ] && kill "$DPID" 2>/dev/null && wait "$DPID" 2>/dev/null
@@ -112,9 +122,19 @@ while True:
 TX=$!
 sleep 0.5
 
+if [ -n "$PERF_OUT" ]; then
+	perf record -q -g -t "$(cat "$WORK/run/cellgated.pid")" -o "$PERF_OUT" 2>"$WORK/perf.log" &
+	PERF=$!
+	sleep 0.5
+fi
+SIX=()
+[ "$V6" = 1 ] && SIX=(-6 "$WORK/nets6")
 ip netns exec "$NS_R" taskset -c 0 "$BENCH" -f "$WORK/nets" -p "$(cat "$WORK/run/cellgated.pid")" \
-	-s "$WORK/run/stats.json" -o "$OIFS" -6 "$WORK/nets6" ${MAX:+-n "$MAX"} $GROUPS_FLAG
+	-s "$WORK/run/stats.json" -o "$OIFS" "${SIX[@]}" ${MAX:+-n "$MAX"} ${MODE:+-m "$MODE"} ${KEEP:+-k "$KEEP"} $GROUPS_FLAG
 rc=$?
+if [ -n "$PERF" ]; then
+	kill -INT "$PERF"; wait "$PERF" 2>/dev/null; PERF=""
+fi
 sleep 0.5
 kill "$TX"; wait "$TX" 2>/dev/null; TX=""
 sleep 0.3
