@@ -67,6 +67,19 @@ def cellgated_path():
                           os.path.join(REPO, "build", "daemon", "cellgated"))
 
 
+def cellgated_sanitized(binary=None):
+    """True when the daemon under test is the ASan/UBSan build (it links
+    libasan or libubsan): timing bounds in the lab allow for its -O1 code and
+    its shadow-memory checks, which stretch every delay the machine adds."""
+    binary = binary or cellgated_path()
+    try:
+        out = subprocess.run(["ldd", binary], capture_output=True, text=True,
+                             timeout=10).stdout
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return "libasan" in out or "libubsan" in out
+
+
 def run(cmd, ns=None, timeout=30, check=True, input=None):
     """Run cmd (a list), optionally inside namespace ns; return CompletedProcess."""
     if ns is not None:

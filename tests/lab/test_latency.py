@@ -15,16 +15,26 @@ import time
 
 import lab
 
-P99_MAX_MS = 2.0
+# The ASan/UBSan build's bound is twice the optimised build's: its -O1 code
+# and shadow checks stretch each delay the shared machine adds (a p99 of
+# 3.7-4.9 ms in three tries once, medians 0.11-0.16 ms). A worker back in 5 ms
+# polls (p99 ~5 ms) still fails it; a 1 ms ring timer is the optimised build's
+# to catch.
+P99_MAX_MS = 4.0 if lab.cellgated_sanitized() else 2.0
 IDLE_CPU_MAX = 0.05
+P99_TRIES = 5
+P99_PAUSE_S = 1.0
 
 
-def check_p99(measure, count, what, tries=3):
-    """p99 under the bound in one of `tries` runs of measure(): a regression
-    (a ring timer, a poll timeout) fails every run, while a burst of load on
-    the shared machine delaying a few pings of one run does not."""
+def check_p99(measure, count, what, tries=P99_TRIES):
+    """p99 under the bound in one of `tries` runs of measure(), a pause
+    apart: a regression (a ring timer, a poll timeout) fails every run, while
+    a burst of load on the shared machine delaying a few pings of one run
+    does not."""
     seen = []
-    for _ in range(tries):
+    for i in range(tries):
+        if i:
+            time.sleep(P99_PAUSE_S)
         rtts = measure()
         assert len(rtts) >= 0.99 * count, "%s: %d of %d replies" % (what, len(rtts), count)
         p50, p99 = lab.percentile(rtts, 0.5), lab.percentile(rtts, 0.99)
