@@ -140,7 +140,10 @@ static void snmp_source_vcs(struct control *ctl, struct snmp_source *src)
 		    /* RFC 2225: the SDU is the IP MTU plus the RFC 2684 header. */
 		    .sdu_size = pc->mtu + cfg_encap_hdr_len(pc->encap),
 		    .peer_addr = pc->peer_addr,
+		    .npeers6 = (uint8_t)pc->npeers6,
 		};
+		_Static_assert(SNMP_PEER6_MAX == CFG_PEER6_MAX, "one map size in config and SNMP");
+		memcpy(src->vc[v].peers6, pc->peers6, sizeof(pc->peers6[0]) * pc->npeers6);
 	}
 }
 

@@ -121,7 +121,7 @@ static void agent_set_value(netsnmp_variable_list *vb, const struct mib_val *v)
 		snmp_set_var_typed_value(vb, ASN_INTEGER, &l, sizeof(l));
 		break;
 	case MIB_OCTETS:
-		snmp_set_var_typed_value(vb, ASN_OCTET_STR, v->str, strlen(v->str));
+		snmp_set_var_typed_value(vb, ASN_OCTET_STR, v->str, v->len ? v->len : strlen(v->str));
 		break;
 	case MIB_IPADDR:
 		snmp_set_var_typed_value(vb, ASN_IPADDRESS, v->ip, 4);

@@ -49,8 +49,10 @@ int mib_table_get(const struct mib_table *t, const void *ctx, const mib_subid *n
 		c = mib_oid_cmp(idx, t->index_len, name + plen + 1, t->index_len);
 		if (c > 0)
 			break; /* rows ascend: it is not there */
-		if (c == 0)
+		if (c == 0) {
+			*v = (struct mib_val){0}; /* a value sets only its own fields */
 			return t->value(ctx, r, (unsigned)name[plen], v) ? MIB_OK : MIB_NO_INSTANCE;
+		}
 	}
 	return MIB_NO_INSTANCE;
 }
@@ -61,9 +63,11 @@ static int mib_first_value(const struct mib_table *t, const void *ctx, unsigned 
 {
 	unsigned rows = t->nrows(ctx);
 
-	for (; row < rows; row++)
+	for (; row < rows; row++) {
+		*v = (struct mib_val){0}; /* a value sets only its own fields */
 		if (t->value(ctx, row, col, v))
 			return (int)row;
+	}
 	return -1;
 }
 

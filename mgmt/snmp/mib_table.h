@@ -36,7 +36,8 @@ enum mib_type {
 struct mib_val {
 	enum mib_type type;
 	uint64_t num;    /* every numeric type; INTEGER as int32 in the low bits */
-	const char *str; /* MIB_OCTETS: NUL-terminated, lives as long as the table's context */
+	const char *str; /* MIB_OCTETS: lives as long as the table's context */
+	unsigned len;    /* MIB_OCTETS: its length; 0: str is NUL-terminated text */
 	uint8_t ip[4];   /* MIB_IPADDR, network order */
 };
 

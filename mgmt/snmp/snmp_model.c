@@ -62,6 +62,16 @@ void snmp_model_vcs_changed(struct snmp_model *m)
 	sort_src = src;
 	qsort(m->vc_rows, m->nvc_rows, sizeof(m->vc_rows[0]), vc_cmp);
 	sort_src = NULL;
+	/* The IPv6 map is configuration: it changes only with the VCs. */
+	m->npeer6_rows = 0;
+	for (unsigned r = 0; r < m->nvc_rows; r++) {
+		const struct snmp_vc_info *vi = &src->vc[m->vc_rows[r]];
+
+		for (unsigned k = 0; k < vi->npeers6 && k < SNMP_PEER6_MAX; k++) {
+			m->peer6_vc_row[m->npeer6_rows] = (uint16_t)r;
+			m->peer6_entry[m->npeer6_rows++] = (uint8_t)k;
+		}
+	}
 }
 
 static void snmp_model_peers(struct snmp_model *m)

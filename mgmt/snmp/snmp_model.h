@@ -28,6 +28,8 @@ struct snmp_port_info {
 	uint8_t type; /* enum snmp_port_type */
 };
 
+#define SNMP_PEER6_MAX 8 /* ipv6-peer-address entries per PVC (CFG_PEER6_MAX) */
+
 struct snmp_vc_info {
 	uint16_t atm_port, subif; /* port ids (index into snmp_source.port) */
 	uint16_t vpi, vci;
@@ -35,6 +37,9 @@ struct snmp_vc_info {
 	bool bridged;       /* RFC 2684 bridged 802.3 (5.2, 6.2), else routed */
 	uint32_t sdu_size;  /* AAL5 CPCS SDU size: the IP MTU, + 8 with LLC/SNAP */
 	uint32_t peer_addr; /* configured peer-address, host order, 0 = none */
+	/* pvc/ipv6-peer-address: IPv6 next hops mapped to the VC (RFC 2492 §3), network order. */
+	uint8_t npeers6;
+	uint8_t peers6[SNMP_PEER6_MAX][16];
 };
 
 /* The FIB's running counts (never a walk of the routes). */
@@ -105,6 +110,10 @@ struct snmp_model {
 	uint32_t peer_ip[VC_MAX];
 	uint32_t peer_age_s[VC_MAX];
 	uint8_t peer_type[VC_MAX];
+	/* cgVcIpv6PeerTable: (VC row, entry) pairs in index order; set with the VC rows. */
+	unsigned npeer6_rows;
+	uint16_t peer6_vc_row[VC_MAX * SNMP_PEER6_MAX];
+	uint8_t peer6_entry[VC_MAX * SNMP_PEER6_MAX];
 	uint32_t now_ticks; /* sysUpTime now (hundredths of a second) */
 	uint64_t now_ms;    /* CLOCK_REALTIME now */
 };
@@ -131,7 +140,8 @@ int snmp_vc_row(const struct snmp_model *m, unsigned vc);
 extern const struct mib_table snmp_atm_vcl_table, snmp_aal5_vcc_table, snmp_atm_vcl_stat_table,
     snmp_atm_aal5_vcl_stat_table;
 extern const struct mib_table cg_system_group, cg_fpm_group, cg_port_table, cg_port_drop_table,
-    cg_atm_port_table, cg_vc_table, cg_vc_drop_table, cg_inatmarp_table, cg_port_ipv6_table;
+    cg_atm_port_table, cg_vc_table, cg_vc_drop_table, cg_inatmarp_table, cg_port_ipv6_table,
+    cg_vc_ipv6_peer_table;
 extern const struct mib_table *const snmp_tables[];
 extern const unsigned snmp_ntables;
 

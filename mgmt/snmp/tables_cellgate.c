@@ -314,6 +314,38 @@ static bool peer_value(const void *ctx, unsigned row, unsigned col, struct mib_v
 	return true;
 }
 
+static unsigned peer6_nrows(const void *ctx)
+{
+	return ((const struct snmp_model *)ctx)->npeer6_rows;
+}
+
+/* cgVcIpv6PeerEntry INDEX: the VC's (ifIndex, VPI, VCI), then the entry's place, from 1. */
+static void peer6_index(const void *ctx, unsigned row, mib_subid *idx)
+{
+	const struct snmp_model *m = ctx;
+
+	vc_index(ctx, m->peer6_vc_row[row], idx);
+	idx[3] = (mib_subid)m->peer6_entry[row] + 1;
+}
+
+/* cgVcIpv6PeerEntry: 2 address (16 octets, network order), 3 type. */
+static bool peer6_value(const void *ctx, unsigned row, unsigned col, struct mib_val *v)
+{
+	const struct snmp_model *m = ctx;
+	const struct snmp_vc_info *vi = &m->src->vc[m->vc_rows[m->peer6_vc_row[row]]];
+
+	if (col == 2) {
+		v->type = MIB_OCTETS;
+		v->str = (const char *)vi->peers6[m->peer6_entry[row]];
+		v->len = 16;
+	} else if (col == 3) {
+		set(v, MIB_INTEGER, SNMP_PEER_STATIC);
+	} else {
+		return false;
+	}
+	return true;
+}
+
 static const mib_subid system_oid[] = {CG_OBJECTS, 1};
 static const mib_subid fpm_oid[] = {CG_OBJECTS, 2};
 static const mib_subid port_oid[] = {CG_OBJECTS, 3};
@@ -323,6 +355,7 @@ static const mib_subid vc_oid[] = {CG_OBJECTS, 6};
 static const mib_subid vc_drop_oid[] = {CG_OBJECTS, 7};
 static const mib_subid peer_oid[] = {CG_OBJECTS, 8};
 static const mib_subid port6_oid[] = {CG_OBJECTS, 9};
+static const mib_subid peer6_oid[] = {CG_OBJECTS, 10};
 
 static const uint8_t system_cols[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
 static const char *const system_names[] = {"cgCounterDiscontinuityTime",
@@ -383,6 +416,8 @@ static const char *const vc_names[] = {
 static const char *const vc_drop_names[] = {"cgVcDropReasonName", "cgVcDrops"};
 static const uint8_t peer_cols[] = {1, 2, 3};
 static const char *const peer_names[] = {"cgInAtmArpAddress", "cgInAtmArpType", "cgInAtmArpAge"};
+static const uint8_t peer6_cols[] = {2, 3};
+static const char *const peer6_names[] = {"cgVcIpv6PeerAddress", "cgVcIpv6PeerType"};
 
 #define CG_TABLE(var, nm, sc, o, c, n, ilen, rows, idx, fn)                                        \
 	const struct mib_table var = {                                                             \
@@ -417,6 +452,8 @@ CG_TABLE(cg_vc_drop_table, "cgVcDropTable", false, vc_drop_oid, drop_cols, vc_dr
          vc_drop_nrows, vc_drop_index, vc_drop_value);
 CG_TABLE(cg_inatmarp_table, "cgInAtmArpTable", false, peer_oid, peer_cols, peer_names, 3,
          peer_nrows, peer_index, peer_value);
+CG_TABLE(cg_vc_ipv6_peer_table, "cgVcIpv6PeerTable", false, peer6_oid, peer6_cols, peer6_names, 4,
+         peer6_nrows, peer6_index, peer6_value);
 
 const struct mib_table *const snmp_tables[] = {
     &snmp_atm_vcl_table,      &snmp_aal5_vcc_table,
@@ -425,6 +462,6 @@ const struct mib_table *const snmp_tables[] = {
     &cg_port_table,           &cg_port_drop_table,
     &cg_atm_port_table,       &cg_vc_table,
     &cg_vc_drop_table,        &cg_inatmarp_table,
-    &cg_port_ipv6_table,
+    &cg_port_ipv6_table,      &cg_vc_ipv6_peer_table,
 };
 const unsigned snmp_ntables = sizeof(snmp_tables) / sizeof(snmp_tables[0]);

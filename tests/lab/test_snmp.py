@@ -152,7 +152,9 @@ class Snmp:
             self._tool("snmpwalk", [oid])
         for line in p.stdout.splitlines():
             m = re.match(r"^(\.[\d.]+) = (?:(\S+): )?(.*)$", line)
-            if m:
+            # A walk that reaches the end of snmpd's view prints endOfMibView
+            # against the last OID it had: not an instance.
+            if m and not m.group(3).startswith("No more variables left"):
                 out[m.group(1)] = (m.group(2), _value(m.group(2), m.group(3)))
         return out
 

@@ -177,14 +177,23 @@ static struct snmp_source src = {
              {8, "atm0.200", SNMP_PORT_ATM_SUBIF}},
     .nvcs = 4,
     .vc = {{.atm_port = 1, .subif = 3, .vpi = 0, .vci = 32, .llc = false, .sdu_size = 1500},
-           {.atm_port = 2, .subif = 4, .vpi = 1, .vci = 40, .llc = true, .sdu_size = 9188},
+           {.atm_port = 2,
+            .subif = 4,
+            .vpi = 1,
+            .vci = 40,
+            .llc = true,
+            .sdu_size = 9188,
+            .npeers6 = 1,
+            .peers6 = {{0xfe, 0x80, [15] = 0x41}}},
            {.atm_port = 2,
             .subif = 5,
             .vpi = 0,
             .vci = 200,
             .llc = true,
             .sdu_size = 9188,
-            .peer_addr = 0x0a020009},
+            .peer_addr = 0x0a020009,
+            .npeers6 = 2,
+            .peers6 = {{0x20, 0x01, 0x0d, 0xb8, [15] = 2}, {0x20, 0x01, 0x0d, 0xb8, [15] = 3}}},
            {.atm_port = 2, .subif = 4, .vpi = 0, .vci = 100, .llc = true, .sdu_size = 9188}},
 };
 
@@ -429,6 +438,66 @@ static void test_cellgate_tables(struct snmp_model *m)
 	}
 }
 
+/*
+ * cgVcIpv6PeerTable: VCs in atmVclTable order, then each VC's entries in
+ * configuration order, from 1; 16 octets each, network order.
+ */
+static void test_ipv6_peers(struct snmp_model *m)
+{
+	static const uint8_t want[3][16] = {
+	    {0x20, 0x01, 0x0d, 0xb8, [15] = 2}, {0x20, 0x01, 0x0d, 0xb8, [15] = 3}, {0xfe, 0x80, [15] = 0x41}};
+	static const mib_subid idx[3][4] = {{5, 0, 200, 1}, {5, 0, 200, 2}, {5, 1, 40, 1}};
+	mib_subid o[MIB_OID_MAX], next[MIB_OID_MAX];
+	unsigned len = cg_vc_ipv6_peer_table.oid_len, next_len;
+	struct mib_val v;
+	enum mib_type t;
+
+	CHECK_EQ(m->npeer6_rows, 3);
+	for (unsigned i = 0; i < 3; i++) {
+		const uint8_t *a = (const uint8_t *)(uintptr_t)get(m, &cg_vc_ipv6_peer_table, 2, idx[i], 4, &t);
+
+		CHECK_EQ(t, MIB_OCTETS);
+		CHECK(a != (const uint8_t *)(uintptr_t)~0ull && !memcmp(a, want[i], 16));
+		CHECK_EQ(get(m, &cg_vc_ipv6_peer_table, 3, idx[i], 4, NULL), SNMP_PEER_STATIC);
+	}
+	CHECK_EQ(get(m, &cg_vc_ipv6_peer_table, 2, (mib_subid[]){5, 0, 200, 3}, 4, NULL), ~0ull);
+	CHECK_EQ(get(m, &cg_vc_ipv6_peer_table, 2, (mib_subid[]){5, 0, 200, 0}, 4, NULL), ~0ull);
+	CHECK_EQ(get(m, &cg_vc_ipv6_peer_table, 2, (mib_subid[]){5, 0, 100, 1}, 4, NULL), ~0ull);
+	/* GETNEXT from the table: the first column of 0/200's first entry, length 16 */
+	memcpy(o, cg_vc_ipv6_peer_table.oid, len * sizeof(mib_subid));
+	CHECK_EQ(mib_table_next(&cg_vc_ipv6_peer_table, m, o, len, next, &next_len, &v), MIB_OK);
+	CHECK_EQ(next_len, len + 2 + 4);
+	CHECK(next_len == len + 6 && next[len + 1] == 2 && next[len + 3] == 0 && next[len + 4] == 200 &&
+	      next[len + 5] == 1);
+	CHECK(v.type == MIB_OCTETS && v.len == 16 && !memcmp(v.str, want[0], 16));
+	/* Text columns leave len 0 (NUL-terminated) whatever the caller's buffer held. */
+	{
+		mib_subid po[MIB_OID_MAX];
+		unsigned n = 0;
+
+		for (unsigned i = 0; i < cg_port_table.oid_len; i++)
+			po[n++] = cg_port_table.oid[i];
+		po[n++] = 1;
+		po[n++] = 2; /* cgPortName */
+		po[n++] = 5;
+		memset(&v, 0x5a, sizeof(v));
+		CHECK_EQ(mib_table_get(&cg_port_table, m, po, n, &v), MIB_OK);
+		CHECK(v.type == MIB_OCTETS && v.len == 0 && !strcmp(v.str, "atm0"));
+		memset(&v, 0x5a, sizeof(v));
+		CHECK_EQ(mib_table_next(&cg_port_table, m, po, n - 1, next, &next_len, &v), MIB_OK);
+		CHECK(v.type == MIB_OCTETS && v.len == 0 && !strcmp(v.str, "eth0"));
+	}
+	/* The rows follow the VCs: none once the source has no map. */
+	src.vc[1].npeers6 = src.vc[2].npeers6 = 0;
+	snmp_model_vcs_changed(m);
+	CHECK_EQ(m->npeer6_rows, 0);
+	CHECK_EQ(get(m, &cg_vc_ipv6_peer_table, 3, idx[0], 4, NULL), ~0ull);
+	src.vc[1].npeers6 = 1;
+	src.vc[2].npeers6 = 2;
+	snmp_model_vcs_changed(m);
+	CHECK_EQ(m->npeer6_rows, 3);
+}
+
 /* Walking every table from its OID visits rows in strictly ascending order, all inside it. */
 static void test_tables_ascend(struct snmp_model *m)
 {
@@ -470,6 +539,7 @@ int main(void)
 	test_walk();
 	test_atm_tables(&m);
 	test_cellgate_tables(&m);
+	test_ipv6_peers(&m);
 	test_tables_ascend(&m);
 	return check_report("test_snmp");
 }
