@@ -47,9 +47,9 @@ static inline ALWAYS_INLINE bool skip_step(const struct fib6_node *nodes,
                                            const struct fib6_node *n, fib6_u128 *w, uint32_t *e,
                                            const struct fib6_node **next)
 {
-	unsigned nb = n->leaf[2];
+	unsigned nb = n->leaf[2]; /* 6..FIB6_SKIP_BITS: all in the top half, a 64-bit shift */
 
-	if ((uint32_t)(*w >> (128 - nb)) != n->leaf[1]) {
+	if ((uint64_t)(*w >> 64) >> (64 - nb) != n->leaf[1]) {
 		*e = n->leaf[0];
 		return true;
 	}
