@@ -218,6 +218,8 @@ enum drop_reason ip6_egress_check(const uint8_t *ip, uint32_t len, uint32_t mtu,
                                   struct ip6_err *err)
 {
 	*err = (struct ip6_err){0};
+	if (ip6_egress_passes(ip, len, mtu, same_link))
+		return IP6_OK;
 	if (ip[7] <= 1) {
 		*err = (struct ip6_err){ICMP6_TIME_EXCEEDED, ICMP6_CODE_HOP_LIMIT, 0};
 		return DROP_IP6_HOP_LIMIT;

@@ -227,6 +227,18 @@ static inline bool ip6_addr_is_global_unicast(const uint8_t *a)
 }
 
 /*
+ * True exactly when ip6_egress_check() would return IP6_OK: the worker's
+ * common case, decided inline (ip6_egress_check() starts with it, so its
+ * unit tests check this too); on false, ip6_egress_check() says why.
+ */
+static inline bool ip6_egress_passes(const uint8_t *ip, uint32_t len, uint32_t mtu,
+                                     bool same_link)
+{
+	return ip[7] > 1 && len <= mtu &&
+	       (same_link || (!ip6_addr_is_linklocal(ip + 8) && !ip6_addr_is_linklocal(ip + 24)));
+}
+
+/*
  * ECMP flow hash (RFC 6438, RFC 6437): addresses, flow label, and for a
  * packet that is not a fragment the upper-layer protocol and TCP/UDP/SCTP
  * ports, so every fragment of a datagram hashes alike. `info` is what

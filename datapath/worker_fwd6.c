@@ -85,8 +85,16 @@ void worker_nd_snoop(struct worker *w, const struct pkt *p)
 		CTR_ADD(w->ctr->events_lost, 1);
 }
 
+/*
+ * The common path (a forwarded packet) is inlined into worker_forward6:
+ * egress6_checks and send6 are ALWAYS_INLINE, what only a drop or a rare
+ * egress needs is COLD (out of line, out of the way of the hot code).
+ */
+#define ALWAYS_INLINE __attribute__((always_inline))
+#define COLD          __attribute__((cold, noinline))
+
 /* Drop `p` as `r` with the ICMPv6 error of that type and code (type 0: none). */
-static void drop6(struct worker *w, const struct pkt *p, enum drop_reason r, uint8_t type,
+static COLD void drop6(struct worker *w, const struct pkt *p, enum drop_reason r, uint8_t type,
                   uint8_t code)
 {
 	struct ip6_err err = {type, code, 0};
@@ -132,9 +140,9 @@ static uint32_t wire_len6(const struct pkt *p, const struct ip6_info *info)
 	return info->l4_off + l4 > info->len ? 0 : info->l4_off + l4 + p->gso_size;
 }
 
-/* The checks once the packet leaves by `out`: false if dropped (counted, ICMPv6 sent). */
-static bool egress6_checks(struct worker *w, struct pkt *p, const struct port *out,
-                           const struct ip6_info *info)
+/* The egress checks that failed (or a GSO packet): false if dropped (counted, ICMPv6 sent). */
+static COLD bool egress6_slow(struct worker *w, struct pkt *p, const struct port *out,
+                              const struct ip6_info *info)
 {
 	struct ip6_err err;
 	uint32_t len = wire_len6(p, info);
@@ -167,8 +175,27 @@ static bool egress6_checks(struct worker *w, struct pkt *p, const struct port *o
 	return true;
 }
 
+/*
+ * The checks once the packet leaves by `out`: false if dropped. A packet
+ * that is no GSO super-packet, to a port with IPv6 and its link up, that
+ * ip6_egress_passes() lets through, passes every check of egress6_slow();
+ * anything else takes the whole sequence there.
+ */
+static inline ALWAYS_INLINE bool egress6_checks(struct worker *w, struct pkt *p,
+                                                const struct port *out,
+                                                const struct ip6_info *info)
+{
+	if (__builtin_expect(p->gso_type == PKT_GSO_NONE && out->ip6 &&
+	                         !__atomic_load_n(&out->link_down, __ATOMIC_RELAXED) &&
+	                         ip6_egress_passes(p->data + 14, info->len, out->mtu,
+	                                           out->id == p->in_port),
+	                     1))
+		return true;
+	return egress6_slow(w, p, out, info);
+}
+
 /* The software fallback for a partial L4 checksum: the field holds the pseudo-header sum. */
-static void csum_complete6(struct pkt *p)
+static COLD void csum_complete6(struct pkt *p)
 {
 	uint32_t at = (uint32_t)p->csum_start + p->csum_offset;
 
@@ -185,7 +212,7 @@ static void csum_complete6(struct pkt *p)
  * none for the next hop), before the source MAC is ours so that the ICMPv6
  * error goes back to the sender's. True if refused (dropped, counted).
  */
-static bool tx_refuse6(struct worker *w, const struct pkt *p, const struct port *out)
+static COLD bool tx_refuse6(struct worker *w, const struct pkt *p, const struct port *out)
 {
 	int r = out->ops->tx_check(out->queues[w->id], p);
 
@@ -211,7 +238,7 @@ static uint32_t gso6_piece(void *arg, uint8_t *ip, bool *last)
  * subinterface, a netdev without TSO): cut into the sender's segments here
  * (ip6_gso.c), after the hop limit was decremented, so each segment carries it.
  */
-static void send6_gso(struct worker *w, struct pkt *p, const struct port *out,
+static COLD void send6_gso(struct worker *w, struct pkt *p, const struct port *out,
                       const struct ip6_info *info)
 {
 	struct ip6_gso_iter it;
@@ -225,12 +252,22 @@ static void send6_gso(struct worker *w, struct pkt *p, const struct port *out,
 	CTR_ADD(w->ctr->port[p->in_port].gso_segments_out, n);
 }
 
-static void send6(struct worker *w, struct pkt *p, const struct port *out, uint64_t l2,
-                  const struct ip6_info *info)
+/* The next hop's MAC (the low 48 bits of `l2`, byte i at bits 8i: nh_l2_pack) into `eth`. */
+static inline ALWAYS_INLINE void l2_dst_write(uint64_t l2, uint8_t *eth)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(eth, &l2, 6); /* one 4- and one 2-byte store, not six of one byte */
+#else
+	nh_l2_mac(l2, eth);
+#endif
+}
+
+static inline ALWAYS_INLINE void send6(struct worker *w, struct pkt *p, const struct port *out,
+                                       uint64_t l2, const struct ip6_info *info)
 {
 	uint8_t *eth = p->data;
 
-	nh_l2_mac(l2, eth);
+	l2_dst_write(l2, eth);
 	if (out->ops->tx_check && tx_refuse6(w, p, out))
 		return;
 	memcpy(eth + 6, out->mac, 6);

@@ -53,6 +53,79 @@ static int build(struct fib6 *fib, struct fib6_cnode *cn, uint32_t def, struct f
                  bool *empty);
 
 /*
+ * A childless record whose leaves are one prefix (rlen bits, `bits`) of
+ * value *v among `def`, or one value throughout (rlen 0): what a terminal
+ * skip can stand for. Only inline leaves (at most three runs) qualify.
+ */
+static bool leaf_single(const struct fib6_node *k, uint32_t def, unsigned *rlen, unsigned *bits,
+                        uint32_t *v)
+{
+	unsigned nl = (unsigned)__builtin_popcountll(k->leafvec), lo = 0, hi = FIB6_FANOUT, span;
+	uint64_t starts = k->leafvec & ~1ull; /* slot 0 always starts the first run */
+
+	if (k->vec || nl == 0 || nl > FIB6_INLINE_MAX)
+		return false;
+	*v = k->leaf[0];
+	if (nl >= 2) {
+		unsigned s1 = (unsigned)__builtin_ctzll(starts);
+
+		if (nl == 3) {
+			if (k->leaf[0] != def || k->leaf[2] != def)
+				return false;
+			lo = s1, hi = (unsigned)__builtin_ctzll(starts & (starts - 1));
+			*v = k->leaf[1];
+		} else if (k->leaf[0] == def) {
+			lo = s1, *v = k->leaf[1];
+		} else if (k->leaf[1] == def) {
+			hi = s1;
+		} else {
+			return false;
+		}
+	}
+	span = hi - lo;
+	if ((span & (span - 1)) || lo % span)
+		return false; /* not one aligned block: not a prefix */
+	*rlen = FIB6_STRIDE - (unsigned)__builtin_ctz(span);
+	*bits = lo / span;
+	return true;
+}
+
+static struct fib6_node skip_rec(uint32_t def, uint32_t key, unsigned nbits, uint32_t next)
+{
+	return (struct fib6_node){.base1 = next, .leaf = {def, key, nbits}};
+}
+
+/*
+ * What readers see of a node in its parent's array (see fib6_priv.h, path
+ * compression): its record `rec`, or for a node with one child and no
+ * prefix a skip record, merged with the child's skip or ended on a child
+ * holding one prefix. The child's record is read from its published (or just
+ * staged) array, which is never written while readers can reach it.
+ */
+static struct fib6_node reader_form(const struct fib6 *fib, const struct fib6_node *rec,
+                                    unsigned npfx, uint32_t def)
+{
+	unsigned s, rlen, bits;
+	const struct fib6_node *k;
+	uint32_t v;
+
+	if (npfx || __builtin_popcountll(rec->vec) != 1)
+		return *rec;
+	s = (unsigned)__builtin_ctzll(rec->vec);
+	k = &fib->nodes[rec->base1];
+	if (fib6_node_is_skip(k) && k->leaf[0] == def) {
+		unsigned nb = FIB6_STRIDE + k->leaf[2];
+		bool term = k->base1 & FIB6_SKIP_TERM;
+
+		if (nb <= (term ? FIB6_SKIP_BITS : FIB6_SKIP_BITS - 2))
+			return skip_rec(def, s << k->leaf[2] | k->leaf[1], nb, k->base1);
+	} else if (leaf_single(k, def, &rlen, &bits, &v)) {
+		return skip_rec(def, s << rlen | bits, FIB6_STRIDE + rlen, FIB6_SKIP_TERM | v);
+	}
+	return skip_rec(def, s, FIB6_STRIDE, rec->base1);
+}
+
+/*
  * Children first, into `kids`; the empty ones are dropped. A child that did
  * not change and inherits what it did is copied from the published array,
  * without touching its control node: a path copy stays O(depth) misses.
@@ -140,7 +213,7 @@ static int build(struct fib6 *fib, struct fib6_cnode *cn, uint32_t def, struct f
 
 	*empty = false;
 	if (!repaint && !cn->dirty_kids) {
-		*out = cn->pub;
+		*out = reader_form(fib, &cn->pub, cn->npfx, def);
 		return 0;
 	}
 	if (repaint)
@@ -173,7 +246,7 @@ static int build(struct fib6 *fib, struct fib6_cnode *cn, uint32_t def, struct f
 		if ((rc = build_leaves(fib, val, vec, st)) < 0)
 			return rc;
 	}
-	*out = st->rec;
+	*out = reader_form(fib, &st->rec, cn->npfx, def);
 	return 0;
 }
 

@@ -38,6 +38,30 @@ static inline ALWAYS_INLINE const uint32_t *leaf_values(const uint32_t *leaves,
 	return __builtin_popcountll(n->leafvec) <= FIB6_INLINE_MAX ? n->leaf : &leaves[n->leaf[0]];
 }
 
+/*
+ * A skip record (fib6_priv.h, path compression) met with the walk's bits
+ * `*w` (the skipped ones at the top): true if the walk ends, with its value
+ * in *e; else *next is where it goes on and *w has lost the skipped bits.
+ */
+static inline ALWAYS_INLINE bool skip_step(const struct fib6_node *nodes,
+                                           const struct fib6_node *n, fib6_u128 *w, uint32_t *e,
+                                           const struct fib6_node **next)
+{
+	unsigned nb = n->leaf[2]; /* 6..FIB6_SKIP_BITS: all in the top half, a 64-bit shift */
+
+	if ((uint64_t)(*w >> 64) >> (64 - nb) != n->leaf[1]) {
+		*e = n->leaf[0];
+		return true;
+	}
+	if (n->base1 & FIB6_SKIP_TERM) {
+		*e = n->base1 & ~FIB6_SKIP_TERM;
+		return true;
+	}
+	*w <<= nb;
+	*next = &nodes[n->base1];
+	return false;
+}
+
 static inline ALWAYS_INLINE uint32_t lookup_one(const struct fib6 *fib, const uint8_t addr[16])
 {
 	fib6_u128 key = key_load(addr), w = key << FIB6_DIR_BITS;
@@ -49,13 +73,18 @@ static inline ALWAYS_INLINE uint32_t lookup_one(const struct fib6 *fib, const ui
 		for (;;) {
 			unsigned v = (unsigned)(w >> (128 - FIB6_STRIDE));
 
-			w <<= FIB6_STRIDE;
 			if (n->vec >> v & 1) {
+				w <<= FIB6_STRIDE;
 				n = &nodes[n->base1 + rank(n->vec, v) - 1];
 				continue;
 			}
-			e = leaf_values(fib->leaves, n)[rank(n->leafvec, v) - 1];
-			break;
+			/* Only a skip record has no leaf here (a real node has one). */
+			if (__builtin_expect(n->leafvec != 0, 1)) {
+				e = leaf_values(fib->leaves, n)[rank(n->leafvec, v) - 1];
+				break;
+			}
+			if (skip_step(nodes, n, &w, &e, &n))
+				break;
 		}
 	}
 	return e ? e : __atomic_load_n(&fib->dflt, __ATOMIC_ACQUIRE);
@@ -129,13 +158,18 @@ static inline ALWAYS_INLINE bool lane_step(struct bulk *b, struct lane *l)
 	unsigned v = (unsigned)(l->w >> (128 - FIB6_STRIDE));
 	uint32_t e;
 
-	l->w <<= FIB6_STRIDE;
 	if (n->vec >> v & 1) {
+		l->w <<= FIB6_STRIDE;
 		l->p = &b->nodes[n->base1 + rank(n->vec, v) - 1];
 		__builtin_prefetch(l->p);
 		return false;
 	}
-	e = leaf_values(b->leaves, n)[rank(n->leafvec, v) - 1];
+	if (__builtin_expect(n->leafvec != 0, 1)) {
+		e = leaf_values(b->leaves, n)[rank(n->leafvec, v) - 1];
+	} else if (!skip_step(b->nodes, n, &l->w, &e, &l->p)) {
+		__builtin_prefetch(l->p);
+		return false;
+	}
 	b->values[l->idx] = e ? e : b->dflt;
 	return true;
 }

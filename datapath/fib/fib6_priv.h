@@ -53,6 +53,31 @@ struct fib6_node {
 
 _Static_assert(sizeof(struct fib6_node) == 32, "fib6_node: 32 bytes");
 
+/*
+ * Path compression. A node with one child and no prefix of its own holds
+ * nothing but the way down, and the Internet's table is full of them: a /48
+ * alone under its /32 (or its /18 slot) is a chain of single-child nodes.
+ * Readers see such a node as a skip record instead: vec = leafvec = 0 (a
+ * real node always has a leaf run unless all 64 slots are children, so
+ * readers only test for it where they would read a leaf), leaf[2] = how
+ * many key bits it stands for (1..FIB6_SKIP_BITS), leaf[1] = those bits,
+ * leaf[0] = the value when the key differs (what the node inherits, which
+ * all its leaves hold). base1 is where the walk goes on (a node index; the
+ * skipped bits are then a multiple of the stride), or FIB6_SKIP_TERM | the
+ * value where the chain ends in a node holding one prefix (or one value)
+ * and nothing else: the walk stops there. A skip whose child is a skip
+ * merges with it up to FIB6_SKIP_BITS bits, so a chain costs one load.
+ * The control side keeps the uncompressed record (fib6_cnode.pub); only
+ * what goes into the parent's array (or a root's own record) is the skip.
+ */
+#define FIB6_SKIP_TERM 0x80000000u
+#define FIB6_SKIP_BITS 32 /* leaf[1] holds them; a skip that goes on: 30 (5 strides) */
+
+static inline int fib6_node_is_skip(const struct fib6_node *n)
+{
+	return (n->vec | n->leafvec) == 0;
+}
+
 /* Arrays of 1..64 elements, exact-size free lists, index-addressed (readers hold indices). */
 struct fib6_pool {
 	uint8_t *base;

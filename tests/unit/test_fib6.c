@@ -3,7 +3,8 @@
  * FIB6 against a naive longest match (every installed prefix compared with
  * the address), over random and in-table keys after random insert/delete
  * sequences; argument checks, every prefix length, exhaustion of the reader
- * arrays (a failed update changes nothing), reclaim, the walk, and a reader
+ * arrays (a failed update changes nothing), reclaim, the walk, path
+ * compression (lone prefixes, chains split and joined again), and a reader
  * thread that must never see a torn or reclaimed-too-early node.
  */
 #include <errno.h>
@@ -14,6 +15,7 @@
 #include <string.h>
 
 #include "datapath/fib/fib6.h"
+#include "datapath/fib/fib6_priv.h" /* the skip records readers see */
 #include "tests/unit/check.h"
 #include "tests/unit/fib6_ref.h"
 
@@ -168,6 +170,110 @@ static void test_random(void)
 	CHECK_EQ(st.routes, 0);
 	CHECK_EQ(st.nodes_used + st.leaves_used + st.cnodes, 0);
 	CHECK_EQ(st.nodes_pending + st.leaves_pending, 0);
+	free(r);
+	fib6_destroy(f);
+}
+
+/* Scalar and bulk lookup of `a`, both against the reference. */
+static void check_both(const struct fib6 *f, const struct ref *r, u128 a)
+{
+	uint8_t b[16];
+	const uint8_t *p[1] = {b};
+	uint32_t v = 0;
+
+	store(a, b);
+	fib6_lookup_bulk(f, p, &v, 1);
+	CHECK_EQ(fib6_lookup(f, b), ref_lookup(r, a));
+	CHECK_EQ(v, ref_lookup(r, a));
+}
+
+/* `a` and every address one bit away: each skipped bit is compared once. */
+static void check_around(const struct fib6 *f, const struct ref *r, u128 a)
+{
+	check_both(f, r, a);
+	for (unsigned k = 0; k < 128; k++)
+		check_both(f, r, a ^ (u128)1 << k);
+}
+
+static void set(struct fib6 *f, struct ref *r, u128 key, unsigned len, uint32_t v)
+{
+	CHECK_EQ(ins(f, key & mask(len), len, v), 0);
+	ref_set(r, key & mask(len), len, v);
+}
+
+static void unset(struct fib6 *f, struct ref *r, u128 key, unsigned len)
+{
+	CHECK_EQ(del(f, key & mask(len), len), 0);
+	ref_del(r, ref_find(r, key & mask(len), len));
+}
+
+/* What readers find in the dir slot of `a`: the root's record, or NULL. */
+static const struct fib6_node *root_rec(const struct fib6 *f, u128 a)
+{
+	uint32_t e = f->dir[(uint32_t)(a >> (128 - FIB6_DIR_BITS))];
+
+	return e & FIB6_NODE ? &f->nodes[e & ~FIB6_NODE] : NULL;
+}
+
+/*
+ * Path compression: a prefix alone in its /18 at every length (chains of
+ * single-child nodes, ending on a stride boundary or inside a node, longer
+ * than one skip record holds), under a covering /16 whose value a key that
+ * leaves the chain must get; then a chain split by a sibling, joined again,
+ * given a prefix of its own on the way and a child under its end.
+ */
+static void test_skip(void)
+{
+	static const unsigned lens[] = {19, 23, 24, 30, 36, 41, 42, 43, 45, 47,
+	                                48, 54, 64, 80, 100, 126, 127, 128};
+	struct fib6 *f = fib6_create(0, 0);
+	struct ref *r = calloc(1, sizeof(*r));
+	u128 a = (rnd128() & ~mask(3)) | (u128)1 << 125; /* in 2000::/3 */
+	u128 b = a ^ (u128)1 << (127 - 40);              /* splits below bit 36 */
+	const struct fib6_node *n;
+
+	set(f, r, a, 16, 7);
+	for (unsigned i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+		set(f, r, a, lens[i], 100 + lens[i]);
+		check_around(f, r, a);
+		unset(f, r, a, lens[i]);
+		check_around(f, r, a);
+		fib6_reclaim(f);
+	}
+	/* A lone /48: the root is one terminal skip, the walk one node. */
+	set(f, r, a, 48, 1);
+	n = root_rec(f, a);
+	CHECK(n && fib6_node_is_skip(n) && (n->base1 & FIB6_SKIP_TERM));
+	CHECK_EQ(n ? n->leaf[2] : 0, 48 - FIB6_DIR_BITS);
+	set(f, r, b, 48, 2);
+	check_around(f, r, a);
+	check_around(f, r, b);
+	/* Split below bit 36: the root is a skip of 18 bits to the node with two children. */
+	n = root_rec(f, a);
+	CHECK(n && fib6_node_is_skip(n) && !(n->base1 & FIB6_SKIP_TERM));
+	CHECK_EQ(n ? n->leaf[2] : 0, 36 - FIB6_DIR_BITS);
+	CHECK(n && !fib6_node_is_skip(&f->nodes[n->base1]));
+	unset(f, r, b, 48);
+	check_around(f, r, a);
+	set(f, r, a, 40, 3); /* a prefix on the chain: that node is no skip any more */
+	check_around(f, r, a);
+	check_around(f, r, b);
+	unset(f, r, a, 40);
+	set(f, r, a, 64, 4); /* the end of the chain gets a child */
+	check_around(f, r, a);
+	set(f, r, a, 20, 5); /* the root gets a prefix: its child chain inherits it */
+	check_around(f, r, a);
+	check_around(f, r, b);
+	CHECK_EQ(compare(f, r, 2000), 0);
+	while (r->n) {
+		CHECK_EQ(del(f, r->key[r->n - 1], r->len[r->n - 1]), 0);
+		r->n--;
+	}
+	check_around(f, r, a);
+	fib6_reclaim(f);
+	struct fib6_stats st;
+	fib6_get_stats(f, &st);
+	CHECK_EQ(st.nodes_used + st.leaves_used + st.cnodes, 0);
 	free(r);
 	fib6_destroy(f);
 }
@@ -393,6 +499,7 @@ int main(void)
 	test_nested();
 	test_every_length();
 	test_random();
+	test_skip();
 	test_exhaustion();
 	test_batch();
 	test_batch_exhaustion();
