@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #define NH_MAX    65536
 #define NHG_MAX   65536
@@ -109,8 +110,12 @@ static inline void nh_l2_mark_used(struct nexthop *nh, uint64_t l2)
 
 static inline void nh_l2_mac(uint64_t l2, uint8_t mac[6])
 {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(mac, &l2, 6); /* byte i is at bits 8i: one 4- and one 2-byte store, not six */
+#else
 	for (int i = 0; i < 6; i++)
 		mac[i] = (uint8_t)(l2 >> (8 * i));
+#endif
 }
 
 #endif

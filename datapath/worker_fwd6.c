@@ -252,22 +252,12 @@ static COLD void send6_gso(struct worker *w, struct pkt *p, const struct port *o
 	CTR_ADD(w->ctr->port[p->in_port].gso_segments_out, n);
 }
 
-/* The next hop's MAC (the low 48 bits of `l2`, byte i at bits 8i: nh_l2_pack) into `eth`. */
-static inline ALWAYS_INLINE void l2_dst_write(uint64_t l2, uint8_t *eth)
-{
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	memcpy(eth, &l2, 6); /* one 4- and one 2-byte store, not six of one byte */
-#else
-	nh_l2_mac(l2, eth);
-#endif
-}
-
 static inline ALWAYS_INLINE void send6(struct worker *w, struct pkt *p, const struct port *out,
                                        uint64_t l2, const struct ip6_info *info)
 {
 	uint8_t *eth = p->data;
 
-	l2_dst_write(l2, eth);
+	nh_l2_mac(l2, eth);
 	if (out->ops->tx_check && tx_refuse6(w, p, out))
 		return;
 	memcpy(eth + 6, out->mac, 6);
