@@ -277,6 +277,9 @@ static bool wants_state(const char *xpath)
 static int add_placeholder(struct restconf *rc, struct lyd_node *state, bool *added,
                            struct restconf_err *err)
 {
+	struct restconf_key6 k6 = {{0}, 0}, max6 = {.len = 128};
+
+	memset(max6.prefix, 0xff, sizeof(max6.prefix));
 	*added = false;
 	if (rc->be.routes_skip(rc->be.arg, 0, RC_ROUTE_KEY_MAX, 0) <= RC_ROUTE_KEY_MAX) {
 		if (lyd_new_path(state, NULL, ROUTE_PATH "[prefix='" RC_ROUTE_PLACEHOLDER "']",
@@ -286,7 +289,7 @@ static int add_placeholder(struct restconf *rc, struct lyd_node *state, bool *ad
 		}
 		*added = true;
 	}
-	if (rc->be.routes6_count && rc->be.routes6_count(rc->be.arg)) {
+	if (rc->be.routes6_skip && rc->be.routes6_skip(rc->be.arg, &k6, &max6, 0, &k6)) {
 		if (lyd_new_path(state, NULL, ROUTE6_PATH "[prefix='" RC_ROUTE6_PLACEHOLDER "']",
 		                 NULL, 0, NULL) != LY_SUCCESS) {
 			rc_err_from_ly(rc->ctx, err, "route6 list");
@@ -397,34 +400,27 @@ static char *wrap(char *out, const struct rc_target *t, const struct lyd_node *s
 static bool route_list_target(const struct rc_target *t, const struct rc_get_params *p, bool *v6,
                               struct restconf_err *err)
 {
+	const struct rc_page *pg = &p->page;
+	bool list = !strcmp(t->xpath, ROUTE_PATH);
+
 	*v6 = !strcmp(t->xpath, ROUTE6_PATH);
-	if (*v6) {
-		/* The RIB6 has no prefix order to page in (cellgate.yang, route6). */
-		if (p->page.any)
+	if (!list && !*v6) {
+		if (pg->any)
 			rc_err_set(
 			    err, 400, "invalid-value", NULL,
-			    "limit, offset, cursor, prefix and longer apply to the IPv4 route "
-			    "list (%s) only",
-			    ROUTE_PATH);
-		else if (p->fields[0])
-			rc_err_set(err, 400, "invalid-value", NULL,
-			           "fields is not supported on the route6 list");
-		else if (p->content == RC_CONTENT_CONFIG)
-			rc_err_set(err, 404, "invalid-value", t->xpath, "no such data");
-		return true;
+			    "limit, offset, cursor, prefix and longer apply to the route lists "
+			    "(%s, %s) only",
+			    ROUTE_PATH, ROUTE6_PATH);
+		return pg->any;
 	}
-	if (strcmp(t->xpath, ROUTE_PATH)) {
-		if (p->page.any)
-			rc_err_set(
-			    err, 400, "invalid-value", NULL,
-			    "limit, offset, cursor, prefix and longer apply to the route list "
-			    "(%s) only",
-			    ROUTE_PATH);
-		return p->page.any;
-	}
-	if (p->fields[0])
+	if ((pg->has_cursor && pg->cursor_v6 != *v6) || (pg->has_prefix && pg->prefix_v6 != *v6))
 		rc_err_set(err, 400, "invalid-value", NULL,
-		           "fields is not supported on the route list");
+		           "cursor and prefix on the %s list are %s prefixes (%s)",
+		           *v6 ? "route6" : "route", *v6 ? "IPv6" : "IPv4",
+		           *v6 ? "X:X::X/N" : "A.B.C.D/N");
+	else if (p->fields[0])
+		rc_err_set(err, 400, "invalid-value", NULL,
+		           "fields is not supported on the %s list", *v6 ? "route6" : "route");
 	else if (p->content == RC_CONTENT_CONFIG)
 		rc_err_set(err, 404, "invalid-value", t->xpath, "no such data");
 	return true;
@@ -474,7 +470,7 @@ void rc_get(struct restconf *rc, struct evhttp_request *req, const char *uri_pat
 
 	if (e == 1) {
 		if (o.route6)
-			rc_routes6_get(rc, req, o.p.depth, xml);
+			rc_routes6_get(rc, req, &o.p.page, o.p.depth, xml);
 		else
 			rc_routes_get(rc, req, &o.p.page, o.p.depth, xml);
 		return;
