@@ -87,6 +87,13 @@ static uint32_t index_in(const struct rib6_order_chunk *c, const struct rib6_key
 {
 	uint32_t lo = 0, hi = c->n;
 
+	/*
+	 * A chunk of a table arriving out of order is rarely in the cache: ask
+	 * for all of its high halves at once, so the search below waits for
+	 * one miss, not for one per step (7 dependent ones at 128 keys).
+	 */
+	for (uint32_t j = 0; j < c->n; j += 64 / sizeof(c->hi[0]))
+		__builtin_prefetch(&c->hi[j]);
 	if (c->n && at_cmp(c, c->n - 1, k) < 0)
 		return c->n;
 	while (lo < hi) {
