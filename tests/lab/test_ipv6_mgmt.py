@@ -167,6 +167,19 @@ def test_route6_list_in_prefix_order(router):
     assert prefixes.index("2001:db8:1::/64") < prefixes.index("2001:db8:1::1/128")
 
 
+def test_route6_one_entry(router):
+    """A GET of one route6 entry by its key, as route=KEY for IPv4."""
+    r = rc.get(router, "/cellgate:cellgate/state/fib/route6=2001%3Adb8%3A20%3A%3A%2F48")
+    assert r.status == 200, r.body[:400]
+    (e,) = r.json()["cellgate:route6"]
+    assert e["prefix"] == "2001:db8:20::/48" and e["source"] == "static", e
+    assert e["nexthop"] == [{"address": "2001:db8:2::2", "interface": "eth1", "weight": 1}]
+    r = rc.get(router, "/cellgate:cellgate/state/fib/route6=2001%3Adb8%3A20%3A%3A%2F48/source")
+    assert r.status == 200 and r.json() == {"cellgate:source": "static"}, r.body[:400]
+    r = rc.get(router, "/cellgate:cellgate/state/fib/route6=2001%3Adb8%3A77%3A%3A%2F48")
+    assert r.status == 404, r
+
+
 def test_route6_paging(router):
     """limit, cursor and offset as on the IPv4 list: pages that follow
     each other make the whole list, each saying how many remain and where
