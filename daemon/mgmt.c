@@ -58,17 +58,25 @@ static uint64_t be_routes_skip(void *arg, uint64_t from, uint64_t to, uint64_t n
 	return mgmt_routes_skip(m->ctl, from, to, n);
 }
 
-static unsigned be_routes6(void *arg, uint64_t *cursor, unsigned max, restconf_route6_fn fn,
-                           void *ctx)
+static unsigned be_routes6(void *arg, struct restconf_key6 *from, const struct restconf_key6 *to,
+                           unsigned max, restconf_route6_fn fn, void *ctx)
 {
 	struct mgmt *m = arg;
-	return mgmt_routes6(m->ctl, cursor, max, fn, ctx);
+	return mgmt_routes6(m->ctl, from, to, max, fn, ctx);
 }
 
-static uint64_t be_routes6_count(void *arg)
+static uint64_t be_routes6_count(void *arg, const struct restconf_key6 *from,
+                                 const struct restconf_key6 *to)
 {
 	struct mgmt *m = arg;
-	return mgmt_routes6_count(m->ctl);
+	return mgmt_routes6_count(m->ctl, from, to);
+}
+
+static bool be_routes6_skip(void *arg, const struct restconf_key6 *from,
+                            const struct restconf_key6 *to, uint64_t n, struct restconf_key6 *out)
+{
+	struct mgmt *m = arg;
+	return mgmt_routes6_skip(m->ctl, from, to, n, out);
 }
 
 /* What cannot change without a restart yet: say which part, so the client knows. */
@@ -557,6 +565,7 @@ int mgmt_start(struct control *ctl)
 	                              .routes_skip = be_routes_skip,
 	                              .routes6 = be_routes6,
 	                              .routes6_count = be_routes6_count,
+	                              .routes6_skip = be_routes6_skip,
 	                              .apply = be_apply,
 	                              .rpc = be_rpc};
 	struct restconf_opts o = {.yang_dir = ctl->yang_dir,

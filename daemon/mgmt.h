@@ -47,10 +47,15 @@ unsigned mgmt_routes(struct control *ctl, uint64_t *from, uint64_t to, unsigned 
 uint64_t mgmt_routes_count(struct control *ctl, uint64_t from, uint64_t to);
 uint64_t mgmt_routes_skip(struct control *ctl, uint64_t from, uint64_t to, uint64_t n);
 
-/* The IPv6 route list in slices (mgmt_routes.c; restconf_backend.routes6). */
+/* The IPv6 route list in slices, in prefix order (mgmt_routes.c; restconf_backend.routes6). */
 struct restconf_route6;
-unsigned mgmt_routes6(struct control *ctl, uint64_t *cursor, unsigned max,
+struct restconf_key6;
+unsigned mgmt_routes6(struct control *ctl, struct restconf_key6 *from,
+                      const struct restconf_key6 *to, unsigned max,
                       void (*fn)(void *ctx, const struct restconf_route6 *r), void *ctx);
-uint64_t mgmt_routes6_count(struct control *ctl);
+uint64_t mgmt_routes6_count(struct control *ctl, const struct restconf_key6 *from,
+                            const struct restconf_key6 *to);
+bool mgmt_routes6_skip(struct control *ctl, const struct restconf_key6 *from,
+                       const struct restconf_key6 *to, uint64_t n, struct restconf_key6 *out);
 
 #endif

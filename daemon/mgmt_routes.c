@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * /cellgate/state/fib/route for the RESTCONF server: the RIB's prefix
- * order read in slices (rib_walk_range), each route turned into the plain
+ * /cellgate/state/fib/route and route6 for the RESTCONF server: the RIB's
+ * and the RIB6's prefix order read in slices (rib_walk_range,
+ * rib6_walk_range), each route turned into the plain
  * struct the server prints. Nothing here builds a tree or holds a list:
  * the server asks for a few thousand routes per turn of the event loop.
  */
@@ -98,23 +99,40 @@ static void route6_conv(void *arg, const struct rib6_entry *e)
 	c->fn(c->ctx, &r);
 }
 
-unsigned mgmt_routes6(struct control *ctl, uint64_t *cursor, unsigned max, restconf_route6_fn fn,
+static struct rib6_key key_in(const struct restconf_key6 *k)
+{
+	return rib6_key_of(k->prefix, k->len);
+}
+
+unsigned mgmt_routes6(struct control *ctl, struct restconf_key6 *from,
+                      const struct restconf_key6 *to, unsigned max, restconf_route6_fn fn,
                       void *ctx)
 {
 	struct route6_conv c = {.ctl = ctl, .fn = fn, .ctx = ctx};
-	unsigned n;
+	struct rib6_key f = key_in(from), t = key_in(to);
+	unsigned n = rib6_walk_range(ctl->rib6, &f, &t, max, route6_conv, &c);
 
-	if (*cursor >= RIB6_WALK_END) {
-		*cursor = RC_ROUTE6_END;
-		return 0;
-	}
-	n = rib6_walk(ctl->rib6, cursor, max, route6_conv, &c);
-	if (*cursor >= RIB6_WALK_END)
-		*cursor = RC_ROUTE6_END;
+	rib6_key_prefix(&f, from->prefix);
+	from->len = f.len; /* 129 past the last key (restconf.h) */
 	return n;
 }
 
-uint64_t mgmt_routes6_count(struct control *ctl)
+uint64_t mgmt_routes6_count(struct control *ctl, const struct restconf_key6 *from,
+                            const struct restconf_key6 *to)
 {
-	return rib6_installed(ctl->rib6);
+	struct rib6_key f = key_in(from), t = key_in(to);
+
+	return rib6_count_range(ctl->rib6, &f, &t);
+}
+
+bool mgmt_routes6_skip(struct control *ctl, const struct restconf_key6 *from,
+                       const struct restconf_key6 *to, uint64_t n, struct restconf_key6 *out)
+{
+	struct rib6_key f = key_in(from), t = key_in(to), k;
+
+	if (!rib6_skip_range(ctl->rib6, &f, &t, n, &k))
+		return false;
+	rib6_key_prefix(&k, out->prefix);
+	out->len = k.len;
+	return true;
 }

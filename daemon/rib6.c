@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "daemon/rib6.h"
+#include "daemon/rib6_order.h"
 #include "daemon/rib_priv.h"
 #include "lib/addr.h"
 #include "lib/log.h"
@@ -50,6 +51,9 @@ struct rib6 {
 	void *seed_arg;
 	/* Of struct rib6_route. FPM brings ~220k (issue 16): it grows in steps, never in one go. */
 	struct oa_table routes;
+	/* Installed routes' keys in prefix order: the route6 list's cursor (rib6.h). */
+	struct rib6_order order;
+	uint64_t order_errors; /* installed routes the order could not take (ENOMEM) */
 	uint64_t nroutes[RIB_SRC__MAX];
 	uint64_t ninstalled; /* routes with a group in the FIB6 */
 	uint64_t errors;
@@ -88,6 +92,7 @@ struct rib6 *rib6_new(struct rib *rib, rib6_l2_seed_fn seed, void *seed_arg)
 		free(r6);
 		return NULL;
 	}
+	rib6_order_init(&r6->order);
 	r6->rib = rib;
 	r6->seed = seed;
 	r6->seed_arg = seed_arg;
@@ -105,6 +110,7 @@ void rib6_free(struct rib6 *r6)
 	if (!r6)
 		return;
 	oa_fini(&r6->routes);
+	rib6_order_fini(&r6->order);
 	free(r6);
 }
 
@@ -271,6 +277,24 @@ static struct rib6_route *route_find(const struct rib6 *r6, const uint8_t prefix
 	return oa_find_eq(&r6->routes, route_key(prefix, len), route_eq, &id);
 }
 
+/* The prefix order holds exactly the installed routes: r goes from installed to best. */
+static void route_order_update(struct rib6 *r6, const struct rib6_route *r, uint32_t best)
+{
+	struct rib6_key k;
+
+	if (!best == !r->installed)
+		return;
+	k = rib6_key_of(r->prefix, r->len);
+	if (!best) {
+		rib6_order_remove(&r6->order, &k);
+	} else if (rib6_order_insert(&r6->order, &k) == -ENOMEM && r6->order_errors++ == 0) {
+		char what[INET6_ADDRSTRLEN + 4];
+		log_warnx("route %s: out of memory for the route6 list: it is installed but "
+		          "RESTCONF will not list it",
+		          pfx6_str(r->prefix, r->len, what, sizeof(what)));
+	}
+}
+
 /* Put the preferred source's group in the FIB6 if it is not there already. */
 static int route_program(struct rib6 *r6, struct rib6_route *r)
 {
@@ -292,6 +316,7 @@ static int route_program(struct rib6 *r6, struct rib6_route *r)
 		         best ? "insert" : "delete");
 		return err;
 	}
+	route_order_update(r6, r, best);
 	r6->ninstalled += (best != 0) - (r->installed != 0);
 	r->installed = (uint16_t)best;
 	return 0;
@@ -416,7 +441,12 @@ uint64_t rib6_installed(const struct rib6 *r6)
 
 uint64_t rib6_memory(const struct rib6 *r6)
 {
-	return sizeof(*r6) + (uint64_t)oa_bytes(&r6->routes);
+	return sizeof(*r6) + (uint64_t)oa_bytes(&r6->routes) + rib6_order_memory(&r6->order);
+}
+
+uint64_t rib6_order_bytes(const struct rib6 *r6)
+{
+	return rib6_order_memory(&r6->order);
 }
 
 static void rib6_entry_fill(const struct rib6 *r6, const struct rib6_route *r, struct rib6_entry *e)
@@ -448,30 +478,56 @@ static void rib6_entry_fill(const struct rib6 *r6, const struct rib6_route *r, s
 	}
 }
 
-struct walk_ctx {
-	const struct rib6 *r6;
-	rib6_walk_fn fn;
-	void *arg;
-	struct rib6_entry e;
-};
-
-static bool walk_visit(void *arg, const void *entry)
+unsigned rib6_walk_range(const struct rib6 *r6, struct rib6_key *from, const struct rib6_key *to,
+                         unsigned max, rib6_walk_fn fn, void *arg)
 {
-	struct walk_ctx *w = arg;
-	const struct rib6_route *r = entry;
+	struct rib6_order_pos p;
+	struct rib6_entry e;
+	struct rib6_key k;
+	uint8_t prefix[16];
+	unsigned n = 0;
+	bool more;
 
-	if (!r->installed)
-		return false;
-	rib6_entry_fill(w->r6, r, &w->e);
-	w->fn(w->arg, &w->e);
-	return true;
+	if (rib6_key_cmp(from, to) > 0 || max == 0)
+		return 0;
+	for (more = rib6_order_seek(&r6->order, from, &p); more && n < max;
+	     more = rib6_order_next(&r6->order, &p)) {
+		const struct rib6_route *r;
+
+		rib6_order_at(&r6->order, &p, &k);
+		if (rib6_key_cmp(&k, to) > 0)
+			break;
+		*from = k;
+		rib6_key_next(from);
+		rib6_key_prefix(&k, prefix);
+		r = route_find(r6, prefix, k.len);
+		if (!r || !r->installed) /* cannot happen: the order follows route_program */
+			continue;
+		rib6_entry_fill(r6, r, &e);
+		fn(arg, &e);
+		n++;
+	}
+	if (!more || n < max) {
+		*from = *to;
+		rib6_key_next(from);
+	}
+	return n;
 }
 
-unsigned rib6_walk(const struct rib6 *r6, uint64_t *cursor, unsigned max, rib6_walk_fn fn,
-                   void *arg)
+uint64_t rib6_count_range(const struct rib6 *r6, const struct rib6_key *from,
+                          const struct rib6_key *to)
 {
-	struct walk_ctx w = {.r6 = r6, .fn = fn, .arg = arg};
+	return rib6_order_count(&r6->order, from, to);
+}
 
-	_Static_assert(RIB6_WALK_END == OA_WALK_END, "rib6.h's end of walk is oa_table's");
-	return oa_walk(&r6->routes, cursor, max, walk_visit, &w);
+bool rib6_skip_range(const struct rib6 *r6, const struct rib6_key *from, const struct rib6_key *to,
+                     uint64_t n, struct rib6_key *out)
+{
+	struct rib6_order_pos p;
+
+	if (rib6_key_cmp(from, to) > 0 || !rib6_order_seek(&r6->order, from, &p) ||
+	    !rib6_order_skip(&r6->order, &p, n))
+		return false;
+	rib6_order_at(&r6->order, &p, out);
+	return rib6_key_cmp(out, to) <= 0;
 }

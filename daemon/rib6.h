@@ -11,8 +11,8 @@
  * The routes themselves sit in an open-addressing table (daemon/oa_table.h)
  * that grows a few slots per insert, as the IPv4 RIB's does: FRR's IPv6
  * table over FPM is ~220k routes, and a one-shot rehash of all of them
- * would hold the control loop. There is no prefix order for IPv6 yet: the
- * route6 list (rib6_walk) goes in the table's order.
+ * would hold the control loop. The installed routes' keys are also kept in
+ * prefix order (daemon/rib6_order.h), which the route6 list is read in.
  */
 #ifndef CELLGATE_RIB6_H
 #define CELLGATE_RIB6_H
@@ -68,10 +68,10 @@ void rib6_get_counts(const struct rib6 *r6, uint64_t routes[RIB_SRC__MAX], uint6
 /* Prefixes installed in the FIB6. */
 uint64_t rib6_installed(const struct rib6 *r6);
 
-/* Bytes the route table holds (both of its tables while it grows). */
+/* Bytes the route table holds (both of its tables while it grows) and its prefix order. */
 uint64_t rib6_memory(const struct rib6 *r6);
 
-/* One installed IPv6 route as rib6_walk reports it. */
+/* One installed IPv6 route as rib6_walk_range reports it. */
 struct rib6_entry {
 	uint8_t prefix[16];
 	uint8_t len;
@@ -87,18 +87,63 @@ struct rib6_entry {
 typedef void (*rib6_walk_fn)(void *arg, const struct rib6_entry *e);
 
 /*
- * Visit installed routes a table home at a time from *cursor (0 to
- * begin), whole homes only, until at least `max` were visited or the
- * table is done; *cursor is left at the next home (RIB6_WALK_END: done).
- * In a table left sparse by deletes a slice may stop short of `max` after
- * 64 * max homes (oa_walk): only RIB6_WALK_END says the walk is done.
- * A cursor, not a pointer (oa_walk): a route present throughout a walk is
- * visited exactly once, whatever changes in between (the table growing,
- * routes moving as others are deleted), and none twice. The order is the
- * hash's (the RIB6 keeps no prefix order yet). Returns how many.
+ * The route6 list's order, as the IPv4 list's (rib.h rib_key): by address,
+ * then by length, so 2001:db8::/32 < 2001:db8::/48 < 2001:db8:0:1::/64 <
+ * 2001:db9::/32, and a prefix with everything more specific inside it is
+ * one contiguous range of keys. The address is held as two host-order
+ * halves (bytes 0-7 and 8-15 read big-endian), so keys compare as integers.
  */
-#define RIB6_WALK_END (1ull << 32)
-unsigned rib6_walk(const struct rib6 *r6, uint64_t *cursor, unsigned max, rib6_walk_fn fn,
-                   void *arg);
+struct rib6_key {
+	uint64_t hi, lo;
+	uint8_t len; /* 0..128 */
+};
+
+static inline int rib6_key_cmp(const struct rib6_key *a, const struct rib6_key *b)
+{
+	if (a->hi != b->hi)
+		return a->hi < b->hi ? -1 : 1;
+	if (a->lo != b->lo)
+		return a->lo < b->lo ? -1 : 1;
+	return (a->len > b->len) - (a->len < b->len);
+}
+
+/* The key of prefix/len (network order), and back. */
+struct rib6_key rib6_key_of(const uint8_t prefix[16], uint8_t len);
+void rib6_key_prefix(const struct rib6_key *k, uint8_t prefix[16]);
+
+/*
+ * The smallest key after *k: length + 1, or the next address at length 0
+ * after a /128; after RIB6_KEY_MAX, RIB6_KEY_PAST (above every route's key,
+ * so a range from it is empty), which it leaves as it is.
+ */
+void rib6_key_next(struct rib6_key *k);
+#define RIB6_KEY_MAX  ((struct rib6_key){UINT64_MAX, UINT64_MAX, 128})
+#define RIB6_KEY_PAST ((struct rib6_key){UINT64_MAX, UINT64_MAX, 129})
+
+/*
+ * Visit up to `max` installed routes with keys in [*from, to], in order;
+ * *from is left just past the last one visited, so a walk is resumed by
+ * calling again with it (a cursor: a key, never a pointer). Routes added
+ * or removed between two calls are seen or not depending on where they
+ * fall, one present throughout is visited exactly once, none twice, and
+ * each is reported as it is when visited. Returns how many were visited
+ * (fewer than max: the range is done).
+ */
+unsigned rib6_walk_range(const struct rib6 *r6, struct rib6_key *from, const struct rib6_key *to,
+                         unsigned max, rib6_walk_fn fn, void *arg);
+
+/* Installed routes with keys in [from, to]; costs one step per ~100 routes. */
+uint64_t rib6_count_range(const struct rib6 *r6, const struct rib6_key *from,
+                          const struct rib6_key *to);
+
+/*
+ * The key of the route `n` places after the first one >= from: true and
+ * *out set, or false when that is past `to`.
+ */
+bool rib6_skip_range(const struct rib6 *r6, const struct rib6_key *from, const struct rib6_key *to,
+                     uint64_t n, struct rib6_key *out);
+
+/* Bytes the prefix order holds (rib6_memory counts them too). */
+uint64_t rib6_order_bytes(const struct rib6 *r6);
 
 #endif

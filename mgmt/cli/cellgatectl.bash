@@ -52,7 +52,7 @@ _cellgatectl()
 		;;
 	"vc add "* | "vc del "*)
 		[[ ${#cmd[@]} -eq 2 ]] && COMPREPLY=($(compgen -W "$(_cellgatectl_ports)" -- "$cur"))
-		[[ ${#cmd[@]} -ge 4 ]] && COMPREPLY=($(compgen -W "llc-snap vc-mux-ipv4 peer" -- "$cur"))
+		[[ ${#cmd[@]} -ge 4 ]] && COMPREPLY=($(compgen -W "llc-snap vc-mux-ipv4 vc-mux-ipv6 peer ipv6-peer" -- "$cur"))
 		;;
 	route)
 		COMPREPLY=($(compgen -W "add del" -- "$cur"))

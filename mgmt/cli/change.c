@@ -85,11 +85,11 @@ int cli_clear(struct cli *c, int argc, char **argv)
 
 static int usage_vc(void)
 {
-	fprintf(stderr,
-	        "usage: cellgatectl vc add PORT SUBINTERFACE VPI/VCI "
-	        "[llc-snap|vc-mux-ipv4|llc-bridged|vc-mux-bridged] [peer ADDRESS]\n"
-	        "       cellgatectl vc del PORT SUBINTERFACE VPI/VCI\n"
-	        "       cellgatectl vc ping PORT VPI/VCI [COUNT]\n");
+	fprintf(stderr, "usage: cellgatectl vc add PORT SUBINTERFACE VPI/VCI "
+	                "[llc-snap|vc-mux-ipv4|vc-mux-ipv6|llc-bridged|vc-mux-bridged]\n"
+	                "           [peer ADDRESS] [ipv6-peer ADDRESS]...\n"
+	                "       cellgatectl vc del PORT SUBINTERFACE VPI/VCI\n"
+	                "       cellgatectl vc ping PORT VPI/VCI [COUNT]\n");
 	return 2;
 }
 
@@ -166,10 +166,31 @@ static int vc_ping(struct cli *c, int argc, char **argv)
 	return rc;
 }
 
+#define VC_PEER6_MAX 8 /* cellgate.yang: pvc/ipv6-peer-address max-elements */
+
+/* ,"ipv6-peer-address":["a","b"] for the n addresses, or nothing; false if it does not fit. */
+static bool vc_peer6_json(char *buf, size_t sz, char *const *peer6, unsigned n)
+{
+	size_t off = 0;
+	int k;
+
+	buf[0] = '\0';
+	for (unsigned i = 0; i < n; i++) {
+		k = snprintf(buf + off, sz - off, "%s\"%s\"", i ? "," : ",\"ipv6-peer-address\":[",
+		             peer6[i]);
+		if (k < 0 || (size_t)k >= sz - off)
+			return false;
+		off += (size_t)k;
+	}
+	k = n ? snprintf(buf + off, sz - off, "]") : 0;
+	return k >= 0 && (size_t)k < sz - off;
+}
+
 static int vc_change(struct cli *c, bool add, int argc, char **argv)
 {
-	char uri[CLI_URI_MAX], body[512], p[96], s[96];
-	unsigned vpi, vci;
+	char uri[CLI_URI_MAX], body[1024], p[96], s[96], v6[512];
+	char *peer6[VC_PEER6_MAX];
+	unsigned vpi, vci, n6 = 0;
 	const char *encap = "llc-snap", *peer = NULL;
 
 	if (argc < 3)
@@ -181,10 +202,13 @@ static int vc_change(struct cli *c, bool add, int argc, char **argv)
 		return 1;
 	for (int i = 3; add && i < argc; i++) {
 		if (!strcmp(argv[i], "llc-snap") || !strcmp(argv[i], "vc-mux-ipv4") ||
-		    !strcmp(argv[i], "llc-bridged") || !strcmp(argv[i], "vc-mux-bridged"))
+		    !strcmp(argv[i], "vc-mux-ipv6") || !strcmp(argv[i], "llc-bridged") ||
+		    !strcmp(argv[i], "vc-mux-bridged"))
 			encap = argv[i];
 		else if (!strcmp(argv[i], "peer") && i + 1 < argc)
 			peer = argv[++i];
+		else if (!strcmp(argv[i], "ipv6-peer") && i + 1 < argc && n6 < VC_PEER6_MAX)
+			peer6[n6++] = argv[++i];
 		else
 			return usage_vc();
 	}
@@ -198,12 +222,15 @@ static int vc_change(struct cli *c, bool add, int argc, char **argv)
 		         vpi, vci);
 		return cli_send(c, "DELETE", uri, NULL, NULL) ? 1 : 0;
 	}
+	/* The daemon checks the addresses (libyang's ipv6-address-no-zone) and names a bad one. */
+	if (!vc_peer6_json(v6, sizeof(v6), peer6, n6))
+		return usage_vc();
 	snprintf(uri, sizeof(uri), "/restconf/data/cellgate:cellgate/port=%s/subinterface=%s", p,
 	         s);
 	snprintf(body, sizeof(body),
-	         "{\"cellgate:pvc\":[{\"vpi\":%u,\"vci\":%u,\"encapsulation\":\"%s\"%s%s%s}]}", vpi,
-	         vci, encap, peer ? ",\"peer-address\":\"" : "", peer ? peer : "",
-	         peer ? "\"" : "");
+	         "{\"cellgate:pvc\":[{\"vpi\":%u,\"vci\":%u,\"encapsulation\":\"%s\"%s%s%s%s}]}",
+	         vpi, vci, encap, peer ? ",\"peer-address\":\"" : "", peer ? peer : "",
+	         peer ? "\"" : "", v6);
 	return cli_send(c, "POST", uri, body, NULL) ? 1 : 0;
 }
 

@@ -32,7 +32,7 @@ int cli_get_list(struct cli *c, const char *uri, const char *parent_xpath, struc
 
 /* A page of the route list: where the next one starts, and how many routes follow this one. */
 struct cli_page {
-	char next_cursor[40]; /* "" = this was the last page */
+	char next_cursor[48]; /* "" = this was the last page; an IPv6 prefix fits */
 	long long remaining;  /* -1 = unknown */
 };
 /* cli_get_list that also reads the paging headers into *pg. */
@@ -60,6 +60,8 @@ unsigned cli_children(const struct lyd_node *tree, const char *xpath, const char
 void cli_nexthops(const struct lyd_node *r, char *buf, size_t len);
 /* show6.c: show ipv6 routes | neighbors. */
 int cli_show_ipv6(struct cli *c, int argc, char **argv);
+/* show routes, or (v6) show ipv6 routes: [PREFIX [longer]] [--limit N] [--cursor PREFIX]. */
+int cli_show_routes(struct cli *c, int argc, char **argv, bool v6);
 int cli_route(struct cli *c, int argc, char **argv);
 int cli_vc(struct cli *c, int argc, char **argv);
 int cli_clear(struct cli *c, int argc, char **argv);

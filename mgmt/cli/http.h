@@ -12,8 +12,8 @@ struct http_reply {
 	char *body; /* NUL-terminated, malloc'd; may be empty */
 	size_t len;
 	/* The route list's paging headers: Cellgate-Next-Cursor ("" = none), Cellgate-Remaining. */
-	char next_cursor[40];
-	long long remaining; /* -1 = not given */
+	char next_cursor[48]; /* an IPv6 prefix: 39 + 4 */
+	long long remaining;  /* -1 = not given */
 };
 
 /*

@@ -321,18 +321,19 @@ static int route_args(int argc, char **argv, struct route_args *a)
 	return 0;
 }
 
-/* Print the routes of t (with a header line first); how many. */
-static unsigned route_rows(const struct lyd_node *t, bool header)
+/* Print the routes (route6 list: v6) of t (with a header line first); how many. */
+static unsigned route_rows(const struct lyd_node *t, bool header, bool v6)
 {
 	const struct lyd_node **r;
 	char nh[1024];
-	unsigned n = cli_children(t, STATE "/fib", "route", &r);
+	unsigned n = cli_children(t, STATE "/fib", v6 ? "route6" : "route", &r);
+	int w = v6 ? 43 : 18;
 
 	if (header)
-		printf("%-18s %-9s %-15s %s\n", "Prefix", "Source", "Type", "Next hops");
+		printf("%-*s %-9s %-15s %s\n", w, "Prefix", "Source", "Type", "Next hops");
 	for (unsigned i = 0; i < n; i++) {
 		cli_nexthops(r[i], nh, sizeof(nh));
-		printf("%-18s %-9s %-15s %s\n", cli_val(r[i], "prefix"), cli_val(r[i], "source"),
+		printf("%-*s %-9s %-15s %s\n", w, cli_val(r[i], "prefix"), cli_val(r[i], "source"),
 		       cli_val(r[i], "type"), nh[0] ? nh : "-");
 	}
 	free(r);
@@ -344,7 +345,7 @@ static unsigned route_rows(const struct lyd_node *t, bool header)
  * previous one returned, printed as it comes: a full table never sits in
  * memory here, and the daemon answers each page in milliseconds.
  */
-static int show_route_pages(struct cli *c, const struct route_args *a)
+static int show_route_pages(struct cli *c, const struct route_args *a, bool v6)
 {
 	char uri[CLI_URI_MAX], pfx[128], cur[128];
 	struct cli_page pg = {.remaining = -1};
@@ -359,12 +360,13 @@ static int show_route_pages(struct cli *c, const struct route_args *a)
 		struct lyd_node *t;
 
 		cli_pct(pg.next_cursor, cur, sizeof(cur));
-		snprintf(uri, sizeof(uri), STATE "/fib/route?limit=%llu%s%s%s%s%s", want,
-		         a->prefix ? "&prefix=" : "", a->prefix ? pfx : "",
-		         a->longer ? "&longer" : "", cur[0] ? "&cursor=" : "", cur);
+		snprintf(uri, sizeof(uri), STATE "/fib/%s?limit=%llu%s%s%s%s%s",
+		         v6 ? "route6" : "route", want, a->prefix ? "&prefix=" : "",
+		         a->prefix ? pfx : "", a->longer ? "&longer" : "", cur[0] ? "&cursor=" : "",
+		         cur);
 		if (cli_get_page(c, uri, STATE "/fib", &t, true, &pg))
 			return 1;
-		shown += c->json ? want : route_rows(t, first);
+		shown += c->json ? want : route_rows(t, first, v6);
 		lyd_free_all(t);
 		first = false;
 	} while (pg.next_cursor[0] && (!a->limit || shown < a->limit));
@@ -373,26 +375,29 @@ static int show_route_pages(struct cli *c, const struct route_args *a)
 	return 0;
 }
 
-static int show_routes(struct cli *c, int argc, char **argv)
+/* The IPv6 list has no route6=KEY instance GET of its own: an exact prefix is a page of one. */
+int cli_show_routes(struct cli *c, int argc, char **argv, bool v6)
 {
 	struct lyd_node *t;
 	struct route_args a;
 	char uri[CLI_URI_MAX], key[256];
 
 	if (route_args(argc, argv, &a) != 0) {
-		fprintf(stderr, "usage: cellgatectl show routes [PREFIX [longer]] [--limit N] "
-		                "[--cursor PREFIX]\n");
+		fprintf(stderr,
+		        "usage: cellgatectl show %sroutes [PREFIX [longer]] [--limit N] "
+		        "[--cursor PREFIX]\n",
+		        v6 ? "ipv6 " : "");
 		return 2;
 	}
-	if (!a.prefix || a.longer || a.limit || a.cursor)
-		return show_route_pages(c, &a);
+	if (v6 || !a.prefix || a.longer || a.limit || a.cursor)
+		return show_route_pages(c, &a, v6);
 	/* One prefix, exactly. */
 	cli_pct(a.prefix, key, sizeof(key));
 	snprintf(uri, sizeof(uri), STATE "/fib/route=%s", key);
 	if (cli_get_list(c, uri, STATE "/fib", &t, false))
 		return 1;
 	if (!c->json)
-		(void)route_rows(t, true);
+		(void)route_rows(t, true, false);
 	lyd_free_all(t);
 	return 0;
 }
@@ -523,7 +528,7 @@ int cli_show(struct cli *c, int argc, char **argv)
 	if (!strcmp(what, "vc") && argc <= 3)
 		return show_vc(c, argc - 1, argv + 1);
 	if (!strcmp(what, "routes"))
-		return show_routes(c, argc - 1, argv + 1);
+		return cli_show_routes(c, argc - 1, argv + 1, false);
 	if ((!strcmp(what, "neighbors") || !strcmp(what, "neighbours")) && argc == 1)
 		return show_neighbors(c);
 	if (!strcmp(what, "fpm") && argc == 1)
@@ -534,6 +539,6 @@ int cli_show(struct cli *c, int argc, char **argv)
 		return cli_show_ipv6(c, argc - 1, argv + 1);
 	fprintf(stderr, "cellgatectl: show what? ports | interfaces | vc [PORT [VPI/VCI]] | "
 	                "routes [PREFIX [longer]] [--limit N] | neighbors | fpm | counters |\n"
-	                "  ipv6 routes | ipv6 neighbors\n");
+	                "  ipv6 routes [PREFIX [longer]] [--limit N] | ipv6 neighbors\n");
 	return 2;
 }

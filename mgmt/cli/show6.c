@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * show ipv6 routes | neighbors: the IPv6 side of show routes and show
- * neighbors, sorted here by address (then length, or interface), since the
- * daemon lists the route6 list in its hash table's order.
+ * show ipv6 neighbors: the IPv6 side of show neighbors, sorted here by
+ * interface, then address. show ipv6 routes is show routes on the route6
+ * list (show.c), which the daemon pages in prefix order.
  */
 #include <arpa/inet.h>
 #include <stdio.h>
@@ -37,49 +37,12 @@ static int addr6_cmp(const char *x, const char *y)
 	return c ? c : (la < lb ? -1 : la > lb);
 }
 
-static int route6_cmp(const void *a, const void *b)
-{
-	const struct lyd_node *x = *(const struct lyd_node **)a, *y = *(const struct lyd_node **)b;
-
-	return addr6_cmp(cli_val(x, "prefix"), cli_val(y, "prefix"));
-}
-
 static int neigh6_cmp(const void *a, const void *b)
 {
 	const struct lyd_node *x = *(const struct lyd_node **)a, *y = *(const struct lyd_node **)b;
 	int c = strcmp(cli_val(x, "interface"), cli_val(y, "interface"));
 
 	return c ? c : addr6_cmp(cli_val(x, "address"), cli_val(y, "address"));
-}
-
-/*
- * The whole route6 list in one GET (the daemon streams it in slices; it
- * offers no paging for IPv6 yet, so a very large table is held here while
- * it prints).
- */
-static int show_ipv6_routes(struct cli *c)
-{
-	struct lyd_node *t;
-	const struct lyd_node **r;
-	char nh[1024];
-	unsigned n;
-
-	if (cli_get_list(c, STATE "/fib/route6", STATE "/fib", &t, true))
-		return 1;
-	if (c->json)
-		return 0;
-	n = cli_children(t, STATE "/fib", "route6", &r);
-	if (n)
-		qsort(r, n, sizeof(*r), route6_cmp);
-	printf("%-43s %-9s %-15s %s\n", "Prefix", "Source", "Type", "Next hops");
-	for (unsigned i = 0; i < n; i++) {
-		cli_nexthops(r[i], nh, sizeof(nh));
-		printf("%-43s %-9s %-15s %s\n", cli_val(r[i], "prefix"), cli_val(r[i], "source"),
-		       cli_val(r[i], "type"), nh[0] ? nh : "-");
-	}
-	free(r);
-	lyd_free_all(t);
-	return 0;
 }
 
 static int show_ipv6_neighbors(struct cli *c)
@@ -109,8 +72,8 @@ int cli_show_ipv6(struct cli *c, int argc, char **argv)
 {
 	const char *what = argc > 0 ? argv[0] : "";
 
-	if ((!strcmp(what, "routes") || !strcmp(what, "route")) && argc == 1)
-		return show_ipv6_routes(c);
+	if (!strcmp(what, "routes") || !strcmp(what, "route"))
+		return cli_show_routes(c, argc - 1, argv + 1, true);
 	if ((!strcmp(what, "neighbors") || !strcmp(what, "neighbours")) && argc == 1)
 		return show_ipv6_neighbors(c);
 	fprintf(stderr, "cellgatectl: show ipv6 what? routes | neighbors\n");

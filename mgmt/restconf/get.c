@@ -82,24 +82,43 @@ static unsigned route_level(const char *xpath)
 	return !strcmp(xpath, FIB_PATH) ? 2 : !strcmp(xpath, STATE_PATH) ? 3 : 4;
 }
 
+/* The P of list[prefix='P'] at the start of xpath (list: ROUTE_PATH or ROUTE6_PATH) into buf. */
+static bool instance_prefix(const char *xpath, const char *list, char *buf, size_t len)
+{
+	size_t n = strlen(list);
+
+	if (strncmp(xpath, list, n) || strncmp(xpath + n, "[prefix=", 8))
+		return false;
+	n += 8;
+	if (xpath[n] != '\'' && xpath[n] != '"')
+		return false;
+	const char *v = xpath + n + 1, *end = strchr(v, xpath[n]);
+	if (!end || (size_t)(end - v) >= len)
+		return false;
+	snprintf(buf, len, "%.*s", (int)(end - v), v);
+	return true;
+}
+
 /* The key of route[prefix='P'] at the start of xpath (one route, or inside one); false if none. */
 static bool route_instance(const char *xpath, uint64_t *key)
 {
-	size_t n = strlen(ROUTE_PATH "[prefix=");
 	char buf[32];
 	uint32_t prefix;
 	uint8_t len;
 
-	if (strncmp(xpath, ROUTE_PATH "[prefix=", n) || (xpath[n] != '\'' && xpath[n] != '"'))
-		return false;
-	const char *v = xpath + n + 1, *end = strchr(v, xpath[n]);
-	if (!end || (size_t)(end - v) >= sizeof(buf))
-		return false;
-	snprintf(buf, sizeof(buf), "%.*s", (int)(end - v), v);
-	if (rc_prefix_parse(buf, &prefix, &len))
+	if (!instance_prefix(xpath, ROUTE_PATH, buf, sizeof(buf)) ||
+	    rc_prefix_parse(buf, &prefix, &len))
 		return false;
 	*key = restconf_route_key(prefix, len);
 	return true;
+}
+
+/* The same for route6[prefix='P']. */
+static bool route6_instance(const char *xpath, struct restconf_key6 *key)
+{
+	char buf[64];
+
+	return instance_prefix(xpath, ROUTE6_PATH, buf, sizeof(buf)) && !rc_prefix6_parse(buf, key);
 }
 
 static struct lyd_node *parse_state(struct restconf *rc, const char *json, struct restconf_err *err)
@@ -146,21 +165,36 @@ static void one_route(void *ctx, const struct restconf_route *r)
 	rc_route_json(ctx, r, 1, 0);
 }
 
-/* Route `key` (when installed) added to the state tree: a GET of one route, or of part of one. */
-static int add_route(struct restconf *rc, uint64_t key, struct lyd_node **tree,
-                     struct restconf_err *err)
+static void one_route6(void *ctx, const struct restconf_route6 *r)
+{
+	rc_route6_json(ctx, r, 1, 0);
+}
+
+/*
+ * The route of `key` (or, with key6, of that IPv6 key) when installed, added
+ * to the state tree: a GET of one route, or of part of one.
+ */
+static int add_route(struct restconf *rc, uint64_t key, const struct restconf_key6 *key6,
+                     struct lyd_node **tree, struct restconf_err *err)
 {
 	struct evbuffer *b = evbuffer_new();
 	struct lyd_node *r = NULL;
+	struct restconf_key6 from6 = key6 ? *key6 : (struct restconf_key6){{0}, 0};
 	uint64_t from = key;
+	unsigned n;
 	int rv = -1;
 
 	if (!b) {
 		rc_err_set(err, 500, "operation-failed", NULL, "out of memory");
 		return -1;
 	}
-	evbuffer_add_printf(b, "{\"cellgate:cellgate\":{\"state\":{\"fib\":{\"route\":[");
-	if (rc->be.routes(rc->be.arg, &from, key, 1, one_route, b) == 0) {
+	evbuffer_add_printf(b, "{\"cellgate:cellgate\":{\"state\":{\"fib\":{\"%s\":[",
+	                    key6 ? "route6" : "route");
+	if (key6)
+		n = rc->be.routes6 ? rc->be.routes6(rc->be.arg, &from6, key6, 1, one_route6, b) : 0;
+	else
+		n = rc->be.routes(rc->be.arg, &from, key, 1, one_route, b);
+	if (n == 0) {
 		evbuffer_free(b);
 		return 0; /* not installed: the target is not found */
 	}
@@ -277,6 +311,9 @@ static bool wants_state(const char *xpath)
 static int add_placeholder(struct restconf *rc, struct lyd_node *state, bool *added,
                            struct restconf_err *err)
 {
+	struct restconf_key6 k6 = {{0}, 0}, max6 = {.len = 128};
+
+	memset(max6.prefix, 0xff, sizeof(max6.prefix));
 	*added = false;
 	if (rc->be.routes_skip(rc->be.arg, 0, RC_ROUTE_KEY_MAX, 0) <= RC_ROUTE_KEY_MAX) {
 		if (lyd_new_path(state, NULL, ROUTE_PATH "[prefix='" RC_ROUTE_PLACEHOLDER "']",
@@ -286,7 +323,7 @@ static int add_placeholder(struct restconf *rc, struct lyd_node *state, bool *ad
 		}
 		*added = true;
 	}
-	if (rc->be.routes6_count && rc->be.routes6_count(rc->be.arg)) {
+	if (rc->be.routes6_skip && rc->be.routes6_skip(rc->be.arg, &k6, &max6, 0, &k6)) {
 		if (lyd_new_path(state, NULL, ROUTE6_PATH "[prefix='" RC_ROUTE6_PLACEHOLDER "']",
 		                 NULL, 0, NULL) != LY_SUCCESS) {
 			rc_err_from_ly(rc->ctx, err, "route6 list");
@@ -305,6 +342,7 @@ static int build_tree(struct restconf *rc, const struct rc_target *t, const stru
                       struct lyd_node **tree, bool *placeholder, struct restconf_err *err)
 {
 	struct lyd_node *state = NULL;
+	struct restconf_key6 key6;
 	uint64_t key;
 
 	*tree = NULL;
@@ -318,7 +356,8 @@ static int build_tree(struct restconf *rc, const struct rc_target *t, const stru
 		return 0;
 	if (!(state = rc_state_tree(rc, state_parts(t->xpath), err)))
 		return -1;
-	if (route_instance(t->xpath, &key) && add_route(rc, key, &state, err) != 0) {
+	if ((route_instance(t->xpath, &key) && add_route(rc, key, NULL, &state, err) != 0) ||
+	    (route6_instance(t->xpath, &key6) && add_route(rc, 0, &key6, &state, err) != 0)) {
 		lyd_free_all(state);
 		return -1;
 	}
@@ -397,34 +436,27 @@ static char *wrap(char *out, const struct rc_target *t, const struct lyd_node *s
 static bool route_list_target(const struct rc_target *t, const struct rc_get_params *p, bool *v6,
                               struct restconf_err *err)
 {
+	const struct rc_page *pg = &p->page;
+	bool list = !strcmp(t->xpath, ROUTE_PATH);
+
 	*v6 = !strcmp(t->xpath, ROUTE6_PATH);
-	if (*v6) {
-		/* The RIB6 has no prefix order to page in (cellgate.yang, route6). */
-		if (p->page.any)
+	if (!list && !*v6) {
+		if (pg->any)
 			rc_err_set(
 			    err, 400, "invalid-value", NULL,
-			    "limit, offset, cursor, prefix and longer apply to the IPv4 route "
-			    "list (%s) only",
-			    ROUTE_PATH);
-		else if (p->fields[0])
-			rc_err_set(err, 400, "invalid-value", NULL,
-			           "fields is not supported on the route6 list");
-		else if (p->content == RC_CONTENT_CONFIG)
-			rc_err_set(err, 404, "invalid-value", t->xpath, "no such data");
-		return true;
+			    "limit, offset, cursor, prefix and longer apply to the route lists "
+			    "(%s, %s) only",
+			    ROUTE_PATH, ROUTE6_PATH);
+		return pg->any;
 	}
-	if (strcmp(t->xpath, ROUTE_PATH)) {
-		if (p->page.any)
-			rc_err_set(
-			    err, 400, "invalid-value", NULL,
-			    "limit, offset, cursor, prefix and longer apply to the route list "
-			    "(%s) only",
-			    ROUTE_PATH);
-		return p->page.any;
-	}
-	if (p->fields[0])
+	if ((pg->has_cursor && pg->cursor_v6 != *v6) || (pg->has_prefix && pg->prefix_v6 != *v6))
 		rc_err_set(err, 400, "invalid-value", NULL,
-		           "fields is not supported on the route list");
+		           "cursor and prefix on the %s list are %s prefixes (%s)",
+		           *v6 ? "route6" : "route", *v6 ? "IPv6" : "IPv4",
+		           *v6 ? "X:X::X/N" : "A.B.C.D/N");
+	else if (p->fields[0])
+		rc_err_set(err, 400, "invalid-value", NULL,
+		           "fields is not supported on the %s list", *v6 ? "route6" : "route");
 	else if (p->content == RC_CONTENT_CONFIG)
 		rc_err_set(err, 404, "invalid-value", t->xpath, "no such data");
 	return true;
@@ -474,7 +506,7 @@ void rc_get(struct restconf *rc, struct evhttp_request *req, const char *uri_pat
 
 	if (e == 1) {
 		if (o.route6)
-			rc_routes6_get(rc, req, o.p.depth, xml);
+			rc_routes6_get(rc, req, &o.p.page, o.p.depth, xml);
 		else
 			rc_routes_get(rc, req, &o.p.page, o.p.depth, xml);
 		return;

@@ -3,17 +3,65 @@
  * The query of a GET: RFC 8040 section 4.8 (content, depth, fields) and the
  * route list's paging. Paging follows draft-ietf-netconf-list-pagination
  * where its parameters fit: limit (a count or "unbounded"), offset, cursor
- * (the key of the first route to list, as Cellgate-Next-Cursor gives it).
+ * (the key of the first route to list, as Cellgate-Next-Cursor gives it),
+ * on the route list and, with IPv6 prefixes, the route6 list.
  * Its where (an XPath filter), sort-by, direction, locale and sublist-limit
  * are refused, named; the one filter is cellgate's own: prefix=P lists P
  * alone, prefix=P&longer P and every more specific prefix (vtysh's
  * "longer-prefixes").
  */
+#include <arpa/inet.h>
+#include <ctype.h>
 #include <event2/http.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mgmt/restconf/rc_priv.h"
+
+/* "a.b.c.d/len" -> prefix (host order, host bits cleared) and length; -1 if malformed. */
+int rc_prefix_parse(const char *s, uint32_t *prefix, uint8_t *len)
+{
+	char buf[24], *slash, *end;
+	struct in_addr a;
+	unsigned long l;
+
+	if (strlen(s) >= sizeof(buf))
+		return -1;
+	snprintf(buf, sizeof(buf), "%s", s);
+	if (!(slash = strchr(buf, '/')))
+		return -1;
+	*slash = '\0';
+	l = strtoul(slash + 1, &end, 10);
+	if (inet_pton(AF_INET, buf, &a) != 1 || *end || end == slash + 1 || l > 32)
+		return -1;
+	*prefix = ntohl(a.s_addr) & (l ? 0xffffffffu << (32 - l) : 0);
+	*len = (uint8_t)l;
+	return 0;
+}
+
+/* "x:y::/len" -> the prefix (host bits cleared) and length; -1 if malformed. */
+int rc_prefix6_parse(const char *s, struct restconf_key6 *k)
+{
+	char buf[INET6_ADDRSTRLEN + 8], *slash, *end;
+	unsigned long l;
+
+	if (strlen(s) >= sizeof(buf))
+		return -1;
+	snprintf(buf, sizeof(buf), "%s", s);
+	if (!(slash = strchr(buf, '/')))
+		return -1;
+	*slash = '\0';
+	l = strtoul(slash + 1, &end, 10);
+	if (inet_pton(AF_INET6, buf, k->prefix) != 1 || *end || end == slash + 1 ||
+	    !isdigit((unsigned char)slash[1]) || l > 128)
+		return -1;
+	for (unsigned b = 0; b < 16; b++) {
+		unsigned keep = l >= 8 * (b + 1) ? 8 : l > 8 * b ? (unsigned)(l - 8 * b) : 0;
+		k->prefix[b] &= (uint8_t)(0xff00u >> keep);
+	}
+	k->len = (uint8_t)l;
+	return 0;
+}
 
 static int number(const char *v, uint64_t max, uint64_t *out)
 {
@@ -44,12 +92,16 @@ static int page_param(const char *key, const char *v, struct rc_page *pg)
 		if (number(v, UINT32_MAX, &pg->offset))
 			return -1;
 	} else if (!strcmp(key, "cursor")) {
-		if (rc_prefix_parse(v, &prefix, &len))
+		pg->cursor_v6 = strchr(v, ':') != NULL;
+		if (pg->cursor_v6 ? rc_prefix6_parse(v, &pg->cursor6)
+		                  : rc_prefix_parse(v, &prefix, &len))
 			return -1;
-		pg->cursor = restconf_route_key(prefix, len);
+		pg->cursor = pg->cursor_v6 ? 0 : restconf_route_key(prefix, len);
 		pg->has_cursor = true;
 	} else if (!strcmp(key, "prefix")) {
-		if (rc_prefix_parse(v, &pg->prefix, &pg->plen))
+		pg->prefix_v6 = strchr(v, ':') != NULL;
+		if (pg->prefix_v6 ? rc_prefix6_parse(v, &pg->prefix6)
+		                  : rc_prefix_parse(v, &pg->prefix, &pg->plen))
 			return -1;
 		pg->has_prefix = true;
 	} else if (!strcmp(key, "longer")) {
@@ -116,13 +168,13 @@ static int one_param(const char *key, const char *value, struct rc_get_params *p
 		known |= !strcmp(key, refused[i]);
 	if (known)
 		rc_err_set(err, 400, "invalid-value", NULL,
-		           "query parameter '%.64s' is not supported; the route list is filtered "
-		           "with prefix=A.B.C.D/N (and longer)",
+		           "query parameter '%.64s' is not supported; the route lists are "
+		           "filtered with prefix=A.B.C.D/N or prefix=X:X::X/N (and longer)",
 		           key);
 	else
 		rc_err_set(err, 400, "invalid-value", NULL,
 		           "query parameter '%.64s' is not supported (content, depth, fields; on "
-		           "the route list limit, offset, cursor, prefix, longer)",
+		           "the route lists limit, offset, cursor, prefix, longer)",
 		           key);
 	return -1;
 }
@@ -162,7 +214,8 @@ int rc_get_params_parse(const char *query, struct rc_get_params *p, struct restc
 	}
 	free(copy);
 	if (!rc && p->page.longer && !p->page.has_prefix) {
-		rc_err_set(err, 400, "invalid-value", NULL, "longer needs prefix=A.B.C.D/N");
+		rc_err_set(err, 400, "invalid-value", NULL,
+		           "longer needs prefix=A.B.C.D/N (or X:X::X/N)");
 		rc = -1;
 	}
 	return rc;

@@ -218,6 +218,9 @@ struct rc_page {
 	bool has_prefix, longer;
 	uint32_t prefix;
 	uint8_t plen;
+	/* cursor and prefix given as IPv6 prefixes: they apply to the route6 list only. */
+	bool cursor_v6, prefix_v6;
+	struct restconf_key6 cursor6, prefix6;
 };
 
 /* A GET's query: RFC 8040 4.8 and the route list's paging (query.c). */
@@ -256,8 +259,9 @@ int rc_get_render(struct restconf *rc, const char *uri_path, const char *query, 
 /* GET of the route list (paged, filtered) or one route: streamed, or an error reply. */
 void rc_routes_get(struct restconf *rc, struct evhttp_request *req, const struct rc_page *pg,
                    unsigned depth, bool xml);
-/* GET of the route6 list: streamed whole (no paging), or an error reply. */
-void rc_routes6_get(struct restconf *rc, struct evhttp_request *req, unsigned depth, bool xml);
+/* GET of the route6 list (paged, filtered as the route list): streamed, or an error reply. */
+void rc_routes6_get(struct restconf *rc, struct evhttp_request *req, const struct rc_page *pg,
+                    unsigned depth, bool xml);
 /*
  * Reply with `text` (printed with LYD_PRINT_SHRINK), the placeholder route in
  * it replaced by the whole route list, streamed; entries at `level` below the
@@ -274,8 +278,10 @@ void rc_route6_json(struct evbuffer *b, const struct restconf_route6 *r, unsigne
                     unsigned depth);
 /* Drop the streams' state (restconf_stop: evhttp frees their requests). */
 void rc_streams_stop(struct restconf *rc);
-/* "a.b.c.d/len" -> host-order prefix with host bits cleared; -1 if malformed. */
+/* query.c: "a.b.c.d/len" -> host-order prefix with host bits cleared; -1 if malformed. */
 int rc_prefix_parse(const char *s, uint32_t *prefix, uint8_t *len);
+/* "x:y::/len" -> the key of that prefix, host bits cleared; -1 if malformed. */
+int rc_prefix6_parse(const char *s, struct restconf_key6 *k);
 
 /* persist.c: write data to `path` atomically (temp file, fsync, rename, fsync dir). */
 int rc_persist_prepare(const char *path, const char *data, size_t len, char *tmp, size_t tmplen);

@@ -86,6 +86,17 @@ struct restconf_route {
 };
 typedef void (*restconf_route_fn)(void *ctx, const struct restconf_route *r);
 
+/*
+ * A route6 list key, in the list's prefix order as the IPv4 one (address,
+ * then length): the prefix (network order, host bits clear) and its length;
+ * {all ones, 128} is the last key, and a cursor moved past it is
+ * {all ones, 129}, above every key.
+ */
+struct restconf_key6 {
+	uint8_t prefix[16];
+	uint8_t len;
+};
+
 /* One entry of /cellgate/state/fib/route6. */
 struct restconf_route6 {
 	uint8_t prefix[16]; /* network order */
@@ -100,7 +111,6 @@ struct restconf_route6 {
 	} nexthop[RC_ROUTE_NH_MAX];
 };
 typedef void (*restconf_route6_fn)(void *ctx, const struct restconf_route6 *r);
-#define RC_ROUTE6_END UINT64_MAX /* a route6 cursor past the last slice */
 
 struct restconf_backend {
 	void *arg;
@@ -124,15 +134,18 @@ struct restconf_backend {
 	/* The key `n` routes after the first one >= from, or to + 1 when past `to`. */
 	uint64_t (*routes_skip)(void *arg, uint64_t from, uint64_t to, uint64_t n);
 	/*
-	 * The IPv6 route list (may be NULL: none), in the backend's order: at
-	 * least `max` routes from *cursor (0 = the start) unless the list ends,
-	 * *cursor moved on, RC_ROUTE6_END once done. Like routes, a cursor:
-	 * routes present throughout are seen once, none twice.
+	 * The IPv6 route list (the three may be NULL: none), as routes: up to
+	 * `max` routes with keys in [*from, to] in key order, *from moved past
+	 * the last one; fewer than max when the range is done.
 	 */
-	unsigned (*routes6)(void *arg, uint64_t *cursor, unsigned max, restconf_route6_fn fn,
-	                    void *ctx);
-	/* Installed IPv6 routes. */
-	uint64_t (*routes6_count)(void *arg);
+	unsigned (*routes6)(void *arg, struct restconf_key6 *from, const struct restconf_key6 *to,
+	                    unsigned max, restconf_route6_fn fn, void *ctx);
+	/* IPv6 routes with keys in [from, to], without visiting them. */
+	uint64_t (*routes6_count)(void *arg, const struct restconf_key6 *from,
+	                          const struct restconf_key6 *to);
+	/* The key `n` IPv6 routes after the first one >= from: true, or false when past `to`. */
+	bool (*routes6_skip)(void *arg, const struct restconf_key6 *from,
+	                     const struct restconf_key6 *to, uint64_t n, struct restconf_key6 *out);
 	/*
 	 * Make `next` (validated) the running configuration without a restart.
 	 * 0: done, and *next was taken over (left zeroed). Otherwise nothing

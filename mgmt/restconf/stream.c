@@ -16,8 +16,9 @@
  * built with libyang as usual but with one placeholder route, printed, and
  * streamed as the text before the placeholder, the routes, and the text
  * after it (rc_stream_spliced). The IPv6 route list (fib/route6) is
- * streamed the same way with a placeholder of its own, after the IPv4 one
- * when a document holds both; its cursor is the backend's (routes6).
+ * streamed, paged and filtered the same way, in the same prefix order, with
+ * a placeholder of its own, after the IPv4 one when a document holds both;
+ * its cursor is an IPv6 key (struct restconf_key6).
  */
 #include <arpa/inet.h>
 #include <event2/buffer.h>
@@ -45,9 +46,9 @@ struct rc_stream {
 	struct evbuffer *buf;
 	char *tail; /* sent after the last route */
 	uint64_t from, to, left;
-	uint64_t cur6;         /* the route6 list's cursor (restconf_backend.routes6) */
-	unsigned level, depth; /* of the route entries (rc_route_print) */
-	bool v6;               /* listing route6, not route */
+	struct restconf_key6 from6, to6; /* the route6 list's range, from6 its cursor */
+	unsigned level, depth;           /* of the route entries (rc_route_print) */
+	bool v6;                         /* listing route6, not route */
 	bool xml, xml_ns, first, waiting;
 	struct rc_stream *next;
 };
@@ -77,6 +78,14 @@ static void xml_str(struct evbuffer *b, const char *s)
 		else
 			evbuffer_add(b, s, 1);
 	}
+}
+
+/* The route6 list's order (restconf_key6): address, then length. */
+static int key6_cmp(const struct restconf_key6 *a, const struct restconf_key6 *b)
+{
+	int c = memcmp(a->prefix, b->prefix, sizeof(a->prefix));
+
+	return c ? c : (a->len > b->len) - (a->len < b->len);
 }
 
 /* depth: RFC 8040 4.8.2 counted from the target, entries at `level`; 0 = unbounded. */
@@ -274,7 +283,9 @@ static void stream_family(struct rc_stream *s, bool v6)
 	s->v6 = v6;
 	s->from = 0;
 	s->to = RC_ROUTE_KEY_MAX;
-	s->cur6 = 0;
+	memset(&s->from6, 0, sizeof(s->from6));
+	memset(s->to6.prefix, 0xff, sizeof(s->to6.prefix));
+	s->to6.len = 128;
 	s->left = UINT64_MAX;
 	s->first = true;
 }
@@ -303,9 +314,10 @@ static bool stream_batch(struct rc_stream *s, unsigned ask, unsigned *n)
 		*n = s->rc->be.routes(s->rc->be.arg, &s->from, s->to, ask, stream_route, s);
 		return *n < ask;
 	}
-	*n = s->rc->be.routes6 ? s->rc->be.routes6(s->rc->be.arg, &s->cur6, ask, stream_route6, s)
-	                       : 0;
-	return !s->rc->be.routes6 || s->cur6 == RC_ROUTE6_END;
+	*n = s->rc->be.routes6
+	         ? s->rc->be.routes6(s->rc->be.arg, &s->from6, &s->to6, ask, stream_route6, s)
+	         : 0;
+	return *n < ask;
 }
 
 /* One slice: the routes of one turn, or the end. */
@@ -421,27 +433,6 @@ void rc_streams_stop(struct restconf *rc)
 		stream_free(rc->streams);
 }
 
-/* "a.b.c.d/len" -> prefix (host order, host bits cleared) and length; -1 if malformed. */
-int rc_prefix_parse(const char *s, uint32_t *prefix, uint8_t *len)
-{
-	char buf[24], *slash, *end;
-	struct in_addr a;
-	unsigned long l;
-
-	if (strlen(s) >= sizeof(buf))
-		return -1;
-	snprintf(buf, sizeof(buf), "%s", s);
-	if (!(slash = strchr(buf, '/')))
-		return -1;
-	*slash = '\0';
-	l = strtoul(slash + 1, &end, 10);
-	if (inet_pton(AF_INET, buf, &a) != 1 || *end || end == slash + 1 || l > 32)
-		return -1;
-	*prefix = ntohl(a.s_addr) & (l ? 0xffffffffu << (32 - l) : 0);
-	*len = (uint8_t)l;
-	return 0;
-}
-
 static void key_str(uint64_t key, char *buf, size_t len)
 {
 	char ip[INET_ADDRSTRLEN];
@@ -518,17 +509,60 @@ int rc_stream_spliced(struct restconf *rc, struct evhttp_request *req, const cha
 	return rv;
 }
 
-void rc_routes6_get(struct restconf *rc, struct evhttp_request *req, unsigned depth, bool xml)
+static void key6_str(const struct restconf_key6 *k, char *buf, size_t len)
+{
+	char ip[INET6_ADDRSTRLEN];
+
+	snprintf(buf, len, "%s/%u", inet_str(AF_INET6, k->prefix, ip, sizeof(ip)), k->len);
+}
+
+/* page_range for the route6 list: a prefix (with its more specifics), or all; cursor, offset. */
+static bool page_range6(struct restconf *rc, const struct rc_page *pg, struct rc_stream *s)
+{
+	if (pg->has_prefix) {
+		s->from6 = s->to6 = pg->prefix6;
+		for (unsigned b = 0; pg->longer && b < 16; b++) {
+			unsigned keep = pg->prefix6.len >= 8 * (b + 1) ? 8
+			                : pg->prefix6.len > 8 * b      ? pg->prefix6.len - 8 * b
+			                                               : 0;
+			s->to6.prefix[b] |= (uint8_t)(0xffu >> keep);
+		}
+		s->to6.len = pg->longer ? 128 : pg->prefix6.len;
+	}
+	if (pg->has_cursor && key6_cmp(&pg->cursor6, &s->from6) > 0)
+		s->from6 = pg->cursor6;
+	if (key6_cmp(&s->from6, &s->to6) > 0)
+		return false;
+	return !pg->offset ||
+	       rc->be.routes6_skip(rc->be.arg, &s->from6, &s->to6, pg->offset, &s->from6);
+}
+
+void rc_routes6_get(struct restconf *rc, struct evhttp_request *req, const struct rc_page *pg,
+                    unsigned depth, bool xml)
 {
 	struct restconf_err err = {0};
 	struct rc_stream s = {.depth = depth, .level = 1, .xml = xml, .xml_ns = xml};
+	struct evkeyvalq *hdr = evhttp_request_get_output_headers(req);
+	struct restconf_key6 next;
+	uint64_t total = 0, page;
+	char buf[64];
 
 	stream_family(&s, true);
-	if (!rc->be.routes6_count || !rc->be.routes6_count(rc->be.arg)) {
+	if (rc->be.routes6_count && page_range6(rc, pg, &s))
+		total = rc->be.routes6_count(rc->be.arg, &s.from6, &s.to6);
+	if (!total) {
 		rc_err_set(&err, 404, "invalid-value", "/cellgate:cellgate/state/fib/route6",
-		           "no such data");
+		           "no such data%s", pg->offset || pg->has_cursor ? " (past the end)" : "");
 		rc_reply_error(req, &err);
 		return;
+	}
+	page = pg->limit && pg->limit < total ? pg->limit : total;
+	s.left = page;
+	snprintf(buf, sizeof(buf), "%lu", (unsigned long)(total - page));
+	evhttp_add_header(hdr, "Cellgate-Remaining", buf);
+	if (total > page && rc->be.routes6_skip(rc->be.arg, &s.from6, &s.to6, page, &next)) {
+		key6_str(&next, buf, sizeof(buf));
+		evhttp_add_header(hdr, "Cellgate-Next-Cursor", buf);
 	}
 	if (stream_reply(rc, req, xml ? "<data xmlns=\"" RC_NS "\">" : "{\"cellgate:route6\":[",
 	                 xml ? "</data>\n" : "]}\n", &s) != 0) {

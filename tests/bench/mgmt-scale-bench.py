@@ -8,6 +8,13 @@ build (fpm_bench next to cellgated's build tree).
 
     tests/bench/mgmt-scale-bench.py [-n ROUTES] [-f NETS] [-b CELLGATED]
                                     [--gets N] [--writes N] [--lists N]
+                                    [-6 [--f6 NETS6]]
+
+-6: the libloc IPv6 table (~220k nets) too, after the IPv4 one on the same
+FPM session, and the route6 list measured beside the route list (its
+anchor, same run): whole-list GETs, a walk of the whole list in pages of
+1000 by cursor (each page timed), a deep page by offset, a prefix with
+its more specific routes, with the loop probe running throughout.
 
 Anchor: every GET is also timed before the routes arrive (same daemon,
 same run), so each figure stands beside its empty-table cost.  Loop lag
@@ -43,7 +50,7 @@ SMALL = [("metrics", "/metrics"),
          ("one route", STATE + "/fib/route=10.20.0.0%2F24")]
 
 
-def nets_file(path):
+def nets_file(path, v6=False):
     if path:
         return path
     fd, tmp = tempfile.mkstemp(prefix="sc12-nets-")
@@ -52,7 +59,7 @@ def nets_file(path):
                              text=True, check=True).stdout
         for line in out.splitlines():
             p = line.split()
-            if len(p) == 2 and p[0] == "net:" and ":" not in p[1]:
+            if len(p) == 2 and p[0] == "net:" and (":" in p[1]) == v6:
                 f.write(p[1] + "\n")
     return tmp
 
@@ -127,6 +134,65 @@ class LoopSampler(threading.Thread):
         return self
 
 
+def page_walk(sock, lst, limit=1000, max_pages=0):
+    """Walk list `lst` (route, route6) by cursor in pages: (pages' seconds, routes, errors)."""
+    times, n, bad, cursor = [], 0, [], None
+    while True:
+        q = "?limit=%d" % limit + ("&cursor=" + cursor.replace("/", "%2F") if cursor else "")
+        rcnt = RouteCounter()
+        r = mc.get(sock, STATE + "/fib/" + lst + q, sink=rcnt, timeout=600)
+        times.append(r.elapsed)
+        n += rcnt.n
+        if r.status != 200:
+            bad.append(r.status)
+            break
+        cursor = r.headers.get("cellgate-next-cursor")
+        if not cursor or (max_pages and len(times) >= max_pages):
+            break
+    return times, n, bad
+
+
+def list_gets(sock, lst, runs):
+    """Whole-list GETs of `lst`: [(seconds, routes, bytes, status)]."""
+    res = []
+    for _ in range(runs):
+        rcnt = RouteCounter()
+        r = mc.get(sock, STATE + "/fib/" + lst, sink=rcnt, timeout=1800)
+        res.append((r.elapsed, rcnt.n, r.nbytes, r.status))
+    return res
+
+
+def ipv6_measures(sock, runs):
+    """The route6 list beside the route list (the anchor), as -6 says."""
+    probe = mc.Prober(sock, "/restconf", 0.02)
+    probe.start()
+    print("IPv6 route list beside the IPv4 one (same daemon, same table, same run); "
+          "loop probe GET /restconf every 20 ms", flush=True)
+    for lst in ("route", "route6"):
+        for t, n, nb, st in list_gets(sock, lst, runs):
+            print("  %-6s whole list: %d routes, %.1f MB in %.2f s = %.0f routes/s (status %d)" %
+                  (lst, n, nb / 1e6, t, n / t if t else 0, st), flush=True)
+    for lst in ("route", "route6"):
+        # The IPv4 walk stops at as many pages as the IPv6 one has (~220).
+        times, n, bad = page_walk(sock, lst, max_pages=0 if lst == "route6" else 230)
+        print("  %-6s walk by cursor, pages of 1000: %d pages, %d routes, page median %s ms, "
+              "p99 %s ms, max %s ms%s" % (lst, len(times), n, fmt_ms(mc.median(times)),
+                                          fmt_ms(mc.pct(times, 99)), fmt_ms(max(times)),
+                                          ", errors %s" % bad if bad else ""), flush=True)
+    for lst, q in (("route", "?offset=200000&limit=1000"),
+                   ("route6", "?offset=200000&limit=1000"),
+                   ("route", "?prefix=16.0.0.0%2F4&longer&limit=1000"),
+                   ("route6", "?prefix=2a00::%2F8&longer&limit=1000")):
+        g = time_gets(sock, STATE + "/fib/" + lst + q, 5)
+        ts = [t for t, _, _ in g]
+        print("  %-6s %-40s median %s ms, max %s ms (status %d, %d bytes)" %
+              (lst, q, fmt_ms(mc.median(ts)), fmt_ms(max(ts)), g[-1][1], g[-1][2]), flush=True)
+    probe.stop()
+    pl = probe.lat
+    print("  loop probe over the IPv6 measures: %d requests, p99 %s ms, max %s ms" %
+          (len(pl), fmt_ms(mc.pct(pl, 99)), fmt_ms(max(pl) if pl else 0)), flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("-n", type=int, default=0, help="routes (0 = all)")
@@ -138,11 +204,15 @@ def main():
     ap.add_argument("--skip-small", action="store_true", help="no small GETs")
     ap.add_argument("--full-state", action="store_true",
                     help="also GET all of /state (minutes and GBs on an old build)")
+    ap.add_argument("-6", dest="six", action="store_true",
+                    help="the IPv6 table too, and the route6 list measured")
+    ap.add_argument("--f6", help="file of IPv6 prefixes (default: location dump)")
     a = ap.parse_args()
     fpm_bench = os.path.join(os.path.dirname(a.b), "..", "tests", "bench", "fpm_bench")
     if not os.access(fpm_bench, os.X_OK):
         sys.exit("mgmt-scale-bench: %s not built" % fpm_bench)
     nets = nets_file(a.f)
+    nets6 = nets_file(a.f6, v6=True) if a.six else None
     topo = lab.Topology().create()
     d = None
     try:
@@ -165,6 +235,8 @@ def main():
                "%d,%d" % (ifx("r-h2"), ifx("r-h3")), "-m", "load"]
         if a.n:
             cmd += ["-n", str(a.n)]
+        if nets6:
+            cmd += ["-6", nets6]
         out = topo.exec("r", cmd, timeout=900, check=True).stdout
         print("".join("  fpm_bench: " + ln + "\n" for ln in out.splitlines()))
         nroutes = d.stats()["fib"]["routes"]
@@ -264,6 +336,9 @@ def main():
               "route-list GETs %d MiB, after them %d MiB" %
               (rss_empty // 1024, rss_steady // 1024, sampler.peak_kb // 1024,
                rss_after_lists // 1024))
+        if a.six:
+            print("  IPv6 routes in the FIB6: %d" % d.stats()["fib6"]["routes"])
+            ipv6_measures(sock, a.lists)
         print("  load average at the end: %s" % open("/proc/loadavg").read().split()[:3])
     finally:
         if d:
@@ -271,6 +346,8 @@ def main():
         topo.destroy()
         if not a.f:
             os.unlink(nets)
+        if nets6 and not a.f6:
+            os.unlink(nets6)
 
 
 if __name__ == "__main__":

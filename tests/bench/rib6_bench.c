@@ -37,6 +37,7 @@ struct result {
 	double longest; /* of one */
 	size_t at;      /* the route count before the longest one */
 	unsigned over1ms;
+	uint64_t memory, order; /* RIB6 bytes with the whole table in, of which its prefix order */
 };
 
 #define BATCH 4096
@@ -125,6 +126,8 @@ static struct result load6(struct dataplane *dp, struct rib *rib, const struct n
 		if (i % BATCH == BATCH - 1)
 			batch_next(dp->fib6, true);
 	}
+	r.memory = rib6_memory(r6);
+	r.order = rib6_order_bytes(r6);
 	for (size_t i = 0; i < n; i++) {
 		rib6_route_del(r6, v[i].a, v[i].len, RIB_SRC_FRR);
 		if (i % BATCH == BATCH - 1)
@@ -188,6 +191,7 @@ int main(int argc, char **argv)
 	double rate6[ROUNDS_MAX], rate4[ROUNDS_MAX], long6[ROUNDS_MAX], long4[ROUNDS_MAX];
 	unsigned over6 = 0, over4 = 0;
 	size_t at6[ROUNDS_MAX];
+	struct result last6 = {0};
 	size_t n6, n4;
 	cpu_set_t set;
 
@@ -217,6 +221,7 @@ int main(int argc, char **argv)
 		rate6[r] = (double)n6 / b.secs;
 		long6[r] = b.longest;
 		at6[r] = b.at;
+		last6 = b;
 		over6 += b.over1ms;
 	}
 	printf("rib6_bench: cpu %s, %zu IPv6 and %zu IPv4 libloc networks, %d alternating "
@@ -227,6 +232,9 @@ int main(int argc, char **argv)
 	spread("IPv4 longest single insert", long4, rounds, 1e3, "ms");
 	spread("IPv6 longest single insert", long6, rounds, 1e3, "ms");
 	printf("  inserts over 1 ms, all rounds: IPv4 %u, IPv6 %u\n", over4, over6);
+	printf("  RIB6 route table with the whole table in: %.2f MiB, of which the prefix order "
+	       "%.2f MiB (%.1f bytes a route)\n",
+	       last6.memory / 1048576.0, last6.order / 1048576.0, (double)last6.order / (double)n6);
 	printf("  IPv6 longest insert per round, at route #:");
 	for (int r = 0; r < rounds; r++)
 		printf(" %zu", at6[r]);

@@ -124,8 +124,9 @@ static uint64_t be_routes_skip(void *arg, uint64_t from, uint64_t to, uint64_t n
 	return to + 1;
 }
 
-/* The route6 list: a few canned routes, in two "buckets" of the backend's cursor. */
+/* The route6 list: a few canned routes, in prefix order (address, then length). */
 static const struct restconf_route6 routes6[] = {
+    {.prefix = {0}, .len = 0, .source = "frr", .type = "blackhole"},
     {.prefix = {0x20, 0x01, 0x0d, 0xb8},
      .len = 32,
      .source = "static",
@@ -136,29 +137,57 @@ static const struct restconf_route6 routes6[] = {
                   .interface = "eth0",
                   .weight = 1}}},
     {.prefix = {0x20, 0x01, 0x0d, 0xb8, 0, 1}, .len = 48, .source = "local", .type = "local"},
-    {.prefix = {0}, .len = 0, .source = "frr", .type = "blackhole"},
 };
 #define NROUTES6 (sizeof(routes6) / sizeof(routes6[0]))
 
-static unsigned be_routes6(void *arg, uint64_t *cursor, unsigned max, restconf_route6_fn fn,
-                           void *ctx)
+static int key6_cmp(const uint8_t *pa, unsigned la, const struct restconf_key6 *b)
+{
+	int c = memcmp(pa, b->prefix, 16);
+
+	return c ? c : (la > b->len) - (la < b->len);
+}
+
+static bool in6(size_t i, const struct restconf_key6 *from, const struct restconf_key6 *to)
+{
+	return key6_cmp(routes6[i].prefix, routes6[i].len, from) >= 0 &&
+	       key6_cmp(routes6[i].prefix, routes6[i].len, to) <= 0;
+}
+
+static unsigned be_routes6(void *arg, struct restconf_key6 *from, const struct restconf_key6 *to,
+                           unsigned max, restconf_route6_fn fn, void *ctx)
 {
 	unsigned n = 0;
 
-	/* Cursor 0: the first two; 1: the rest (whole buckets, as rib6_walk). */
-	for (size_t i = 0; *cursor < 2 && i < NROUTES6; i++)
-		if ((i < 2) == (*cursor == 0)) {
+	for (size_t i = 0; i < NROUTES6 && n < max; i++)
+		if (in6(i, from, to)) {
 			fn(ctx, &routes6[i]);
 			n++;
+			memcpy(from->prefix, routes6[i].prefix, 16);
+			from->len = routes6[i].len + 1; /* no route is a /128 here */
 		}
-	*cursor = *cursor < 1 ? 1 : RC_ROUTE6_END;
-	(void)max;
 	return n;
 }
 
-static uint64_t be_routes6_count(void *arg)
+static uint64_t be_routes6_count(void *arg, const struct restconf_key6 *from,
+                                 const struct restconf_key6 *to)
 {
-	return NROUTES6;
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < NROUTES6; i++)
+		n += in6(i, from, to);
+	return n;
+}
+
+static bool be_routes6_skip(void *arg, const struct restconf_key6 *from,
+                            const struct restconf_key6 *to, uint64_t n, struct restconf_key6 *out)
+{
+	for (size_t i = 0; i < NROUTES6; i++)
+		if (in6(i, from, to) && n-- == 0) {
+			memcpy(out->prefix, routes6[i].prefix, 16);
+			out->len = routes6[i].len;
+			return true;
+		}
+	return false;
 }
 
 static const struct cfg *be_running(void *arg)
@@ -192,7 +221,8 @@ static void setup(void)
 	                                  .routes_count = be_routes_count,
 	                                  .routes_skip = be_routes_skip,
 	                                  .routes6 = be_routes6,
-	                                  .routes6_count = be_routes6_count};
+	                                  .routes6_count = be_routes6_count,
+	                                  .routes6_skip = be_routes6_skip};
 	state_doc = file_text(SRC_DIR "/tests/fuzz/rc_state.json");
 	/* The canned state must be valid, or every GET of state would be a 500. */
 	struct restconf_err err = {0};

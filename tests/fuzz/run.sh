@@ -45,11 +45,11 @@ LIBS="$(pkg-config --libs liburcu-qsbr libmnl libyang libevent) $ISAL_LIB $CRYPT
 
 declare -A SOURCES=(
 	[fuzz_cellpw]="$ROOT/tests/fuzz/fuzz_cellpw.c $ROOT/tests/unit/port_fake.c \
-		$ROOT/daemon/rib.c $ROOT/daemon/rib_nh.c $ROOT/daemon/rib6.c $DATAPATH"
+		$ROOT/daemon/rib.c $ROOT/daemon/rib_nh.c $ROOT/daemon/rib6.c $ROOT/daemon/rib6_order.c $DATAPATH"
 	[fuzz_worker]="$ROOT/tests/fuzz/fuzz_worker.c $ROOT/tests/unit/port_fake.c \
-		$ROOT/daemon/rib.c $ROOT/daemon/rib_nh.c $ROOT/daemon/rib6.c $DATAPATH"
+		$ROOT/daemon/rib.c $ROOT/daemon/rib_nh.c $ROOT/daemon/rib6.c $ROOT/daemon/rib6_order.c $DATAPATH"
 	[fuzz_fpm]="$ROOT/tests/fuzz/fuzz_fpm.c $ROOT/daemon/fpm_nl.c $ROOT/daemon/fpm_table.c \
-		$ROOT/daemon/fpm_nh.c $ROOT/daemon/fpm_r6.c $ROOT/daemon/fpm_limit.c $ROOT/daemon/rib.c $ROOT/daemon/rib_nh.c $ROOT/daemon/rib6.c $DATAPATH"
+		$ROOT/daemon/fpm_nh.c $ROOT/daemon/fpm_r6.c $ROOT/daemon/fpm_limit.c $ROOT/daemon/rib.c $ROOT/daemon/rib_nh.c $ROOT/daemon/rib6.c $ROOT/daemon/rib6_order.c $DATAPATH"
 	[fuzz_config]="$ROOT/tests/fuzz/fuzz_config.c $CONFIG $DATAPATH"
 	[fuzz_fib]="$ROOT/tests/fuzz/fuzz_fib.c $DATAPATH"
 	[fuzz_restconf]="$ROOT/tests/fuzz/fuzz_restconf.c $ROOT/mgmt/restconf/edit.c \

@@ -459,6 +459,37 @@ def test_multipoint_map_changed_at_runtime(topo, routers):
     assert wait_ping6(topo, H4_MP[201], src=H1_MP[201], timeout=10)
 
 
+def test_cellgatectl_vc_add_with_ipv6_peer(topo, routers):
+    """cellgatectl vc add ... ipv6-peer ADDR (issue 16 item 7): a new PVC
+    0/203 on r's multipoint atm0.200 mapping ::9, which no PVC mapped; the
+    route via ::9 now goes out 0/203 (a1 has no such VC, so nothing comes
+    back: r's count of PDUs sent on it is what shows it). A duplicate entry
+    is refused with the reason; deleted, ::9 fails again."""
+    from test_cellgatectl import run
+    r, _ = routers
+    code, out, err = run(rc.sock(r), "vc", "add", "atm0", "atm0.200", "0/203", "vc-mux-ipv6",
+                         "ipv6-peer", "2001:db8:200::9")
+    assert code == 0, err
+    try:
+        resp = rc.get(r, "/cellgate:cellgate/state/vc=atm0,0,203")
+        assert resp.status == 200, resp
+        assert resp.json()["cellgate:vc"][0]["ipv6-peer-address"] == ["2001:db8:200::9"]
+
+        def sent():
+            ping6(topo, "h1", H4_NOMAP, count=1)
+            return atmlab.vc_of(r.stats(), "atm0", 0, 203)["pdus-out"] >= 1
+        assert lab.wait_for(sent, 10), atmlab.vc_of(r.stats(), "atm0", 0, 203)
+        code, out, err = run(rc.sock(r), "vc", "add", "atm0", "atm0.200", "0/204",
+                             "vc-mux-ipv6", "ipv6-peer", "2001:db8:200::2")
+        assert code == 1 and "is already mapped to PVC 0/201 of subinterface atm0.200" in err, \
+            (code, out, err)
+    finally:
+        code, out, err = run(rc.sock(r), "vc", "del", "atm0", "atm0.200", "0/203")
+        assert code == 0, err
+    got, p = ping6(topo, "h1", H4_NOMAP, count=2)
+    assert got == 0 and "Address unreachable" in p.stdout, p.stdout
+
+
 def test_accounting_holds(routers):
     for d in routers:
         ok = lab.wait_for(lambda: not lab.accounting_errors(d.stats()), timeout=6,

@@ -188,6 +188,30 @@ def test_requests_are_what_the_api_expects(fake):
         "vpi": 1, "vci": 301, "encapsulation": "vc-mux-ipv4", "peer-address": "10.3.0.3"}
 
 
+def test_vc_add_ipv6_peers_go_to_the_ipv6_map(fake):
+    fake.requests.clear()
+    assert run(fake.path, "vc", "add", "atm0", "atm0.200", "0/203", "vc-mux-ipv6",
+               "ipv6-peer", "2001:db8:200::4", "ipv6-peer", "fe80::4")[0] != 2
+    assert run(fake.path, "vc", "add", "atm0", "atm0.200", "0/204", "peer", "10.2.0.4",
+               "ipv6-peer", "2001:db8:200::5")[0] != 2
+    assert fake.requests[0][:2] == (
+        "POST", "/restconf/data/cellgate:cellgate/port=atm0/subinterface=atm0.200")
+    assert json.loads(fake.requests[0][2])["cellgate:pvc"] == [{
+        "vpi": 0, "vci": 203, "encapsulation": "vc-mux-ipv6",
+        "ipv6-peer-address": ["2001:db8:200::4", "fe80::4"]}]
+    assert json.loads(fake.requests[1][2])["cellgate:pvc"] == [{
+        "vpi": 0, "vci": 204, "encapsulation": "llc-snap", "peer-address": "10.2.0.4",
+        "ipv6-peer-address": ["2001:db8:200::5"]}]
+
+
+def test_vc_add_refuses_a_ninth_ipv6_peer_or_one_without_address(fake):
+    fake.requests.clear()
+    nine = [w for i in range(9) for w in ("ipv6-peer", "2001:db8:200::%x" % (i + 16))]
+    assert run(fake.path, "vc", "add", "atm0", "atm0.200", "0/205", *nine)[0] == 2
+    assert run(fake.path, "vc", "add", "atm0", "atm0.200", "0/205", "ipv6-peer")[0] == 2
+    assert fake.requests == []
+
+
 def test_ipv6_routes_go_to_static_route6(fake):
     fake.requests.clear()
     run(fake.path, "route", "add", "2001:db8:5::/48", "via", "2001:db8:2::2")

@@ -147,10 +147,75 @@ def test_route6_spliced_into_state(router):
     assert all(set(e) == {"prefix"} for e in d.json()["cellgate:fib"]["route6"]), d.body[:400]
 
 
-def test_route6_paging_refused(router):
-    r = rc.get(router, "/cellgate:cellgate/state/fib/route6?limit=2")
-    assert r.status == 400, r
-    assert "IPv4 route" in r.error()["error-message"]
+def key6(prefix):
+    n = ipaddress.ip_network(prefix)
+    return (n.network_address.packed, n.prefixlen)
+
+
+def route6_page(router, query):
+    r = rc.get(router, "/cellgate:cellgate/state/fib/route6?" + query)
+    assert r.status == 200, (query, r.body[:400])
+    return [x["prefix"] for x in r.json()["cellgate:route6"]], r.headers
+
+
+def test_route6_list_in_prefix_order(router):
+    """The route6 list comes in the IPv4 list's order: by address, then by
+    length (2001:db8:1::/64 before its 2001:db8:1::1/128)."""
+    r = rc.get(router, "/cellgate:cellgate/state/fib/route6")
+    prefixes = [x["prefix"] for x in r.json()["cellgate:route6"]]
+    assert prefixes == sorted(prefixes, key=key6), prefixes[:20]
+    assert prefixes.index("2001:db8:1::/64") < prefixes.index("2001:db8:1::1/128")
+
+
+def test_route6_one_entry(router):
+    """A GET of one route6 entry by its key, as route=KEY for IPv4."""
+    r = rc.get(router, "/cellgate:cellgate/state/fib/route6=2001%3Adb8%3A20%3A%3A%2F48")
+    assert r.status == 200, r.body[:400]
+    (e,) = r.json()["cellgate:route6"]
+    assert e["prefix"] == "2001:db8:20::/48" and e["source"] == "static", e
+    assert e["nexthop"] == [{"address": "2001:db8:2::2", "interface": "eth1", "weight": 1}]
+    r = rc.get(router, "/cellgate:cellgate/state/fib/route6=2001%3Adb8%3A20%3A%3A%2F48/source")
+    assert r.status == 200 and r.json() == {"cellgate:source": "static"}, r.body[:400]
+    r = rc.get(router, "/cellgate:cellgate/state/fib/route6=2001%3Adb8%3A77%3A%3A%2F48")
+    assert r.status == 404, r
+
+
+def test_route6_paging(router):
+    """limit, cursor and offset as on the IPv4 list: pages that follow
+    each other make the whole list, each saying how many remain and where
+    the next one starts (Cellgate-Next-Cursor, an IPv6 prefix)."""
+    whole = [x["prefix"] for x in rc.get(
+        router, "/cellgate:cellgate/state/fib/route6").json()["cellgate:route6"]]
+    got, cursor = [], None
+    while True:
+        page, h = route6_page(router, "limit=1000" + ("&cursor=" + cursor if cursor else ""))
+        got += page
+        assert int(h["cellgate-remaining"]) == len(whole) - len(got), h
+        cursor = h.get("cellgate-next-cursor")
+        if not cursor:
+            break
+        assert cursor == whole[len(got)], (cursor, whole[len(got)])
+    assert got == whole
+    page, h = route6_page(router, "offset=10&limit=5")
+    assert page == whole[10:15] and h["cellgate-next-cursor"] == whole[15], h
+
+
+def test_route6_prefix_and_longer(router):
+    """prefix=P: P alone; prefix=P&longer: P and everything more specific,
+    in order; an IPv4 prefix on the route6 list (or IPv6 on route) is refused."""
+    page, _ = route6_page(router, "prefix=2001:db8:20::/48")
+    assert page == ["2001:db8:20::/48"], page
+    page, h = route6_page(router, "prefix=2001:db8:f000::/48&longer")
+    assert page == [canon("2001:db8:f000:%x::/64" % i) for i in range(MANY)], page[:5]
+    assert h["cellgate-remaining"] == "0" and "cellgate-next-cursor" not in h, h
+    page, h = route6_page(router, "prefix=2001:db8:f000::/48&longer&offset=%d" % (MANY - 2))
+    assert page == [canon("2001:db8:f000:%x::/64" % i) for i in (MANY - 2, MANY - 1)], page
+    r = rc.get(router, "/cellgate:cellgate/state/fib/route6?prefix=2001:db8:77::/48")
+    assert r.status == 404, r
+    r = rc.get(router, "/cellgate:cellgate/state/fib/route6?cursor=10.0.0.0/8")
+    assert r.status == 400 and "IPv6 prefixes" in r.error()["error-message"], r.body
+    r = rc.get(router, "/cellgate:cellgate/state/fib/route?prefix=2001:db8::/32")
+    assert r.status == 400 and "IPv4 prefixes" in r.error()["error-message"], r.body
 
 
 def test_fib_ipv6_counts(router):
@@ -274,6 +339,26 @@ def test_cellgatectl_show_ipv6_routes(router):
         assert r[1] == api[r[0]]["source"] and r[2] == api[r[0]]["type"], r
     static = [r for r in rows if r[0] == "2001:db8:20::/48"][0]
     assert static[3] == "2001:db8:2::2 via eth1", static
+
+
+def test_cellgatectl_show_ipv6_routes_longer_limit_cursor(router):
+    """show ipv6 routes P longer --limit N: the first N of P's routes and
+    where to go on (--cursor), as show routes does for IPv4."""
+    s = rc.sock(router)
+    code, out, err = cellgatectl(s, "show", "ipv6", "routes", "2001:db8:f000::/48", "longer",
+                                 "--limit", "2")
+    lines = out.splitlines()
+    assert code == 0, err
+    assert [ln.split()[0] for ln in lines[1:3]] == ["2001:db8:f000::/64",
+                                                   "2001:db8:f000:1::/64"], out
+    assert lines[3].startswith("(%d more; continue with --cursor " % (MANY - 2)), out
+    cursor = lines[3].split("--cursor ")[1].rstrip(")")
+    code, out, err = cellgatectl(s, "show", "ipv6", "routes", "2001:db8:f000::/48", "longer",
+                                 "--limit", "2", "--cursor", cursor)
+    assert [ln.split()[0] for ln in out.splitlines()[1:3]] == ["2001:db8:f000:2::/64",
+                                                              "2001:db8:f000:3::/64"], out
+    code, out, err = cellgatectl(s, "show", "ipv6", "routes", "2001:db8:20::/48")
+    assert code == 0 and out.splitlines()[1].split()[:2] == ["2001:db8:20::/48", "static"], out
 
 
 def test_cellgatectl_show_ipv6_neighbors(topo, router):

@@ -133,6 +133,20 @@ static void test_query(void)
 	CHECK(p.page.has_prefix && p.page.longer && p.page.prefix == 0x0a000000);
 	CHECK_EQ(p.page.plen, 8);
 	CHECK_EQ(p.page.offset, 5);
+	/* IPv6 prefixes (the route6 list's): cursor a key, prefix host bits cleared. */
+	static const uint8_t db8[16] = {0x20, 0x01, 0x0d, 0xb8};
+	CHECK_EQ(rc_get_params_parse("limit=10&cursor=2001:db8::%2F32", &p, &err), 0);
+	CHECK(p.page.has_cursor && p.page.cursor_v6 && !p.page.prefix_v6);
+	CHECK(!memcmp(p.page.cursor6.prefix, db8, 16) && p.page.cursor6.len == 32);
+	CHECK_EQ(rc_get_params_parse("prefix=2001:db8:ff::1/32&longer", &p, &err), 0);
+	CHECK(p.page.has_prefix && p.page.prefix_v6 && p.page.longer);
+	CHECK(!memcmp(p.page.prefix6.prefix, db8, 16) && p.page.prefix6.len == 32);
+	CHECK_EQ(rc_get_params_parse("prefix=2001:db8:1:ff80::/57", &p, &err), 0);
+	CHECK(p.page.prefix6.prefix[6] == 0xff && p.page.prefix6.prefix[7] == 0x80);
+	CHECK_EQ(rc_get_params_parse("prefix=2001:db8:1:ffff::/57", &p, &err), 0);
+	CHECK(p.page.prefix6.prefix[7] == 0x80 && p.page.prefix6.len == 57);
+	CHECK_EQ(rc_get_params_parse("cursor=::/0", &p, &err), 0);
+	CHECK(p.page.cursor_v6 && p.page.cursor6.len == 0);
 	CHECK_EQ(rc_get_params_parse("limit=unbounded&depth=2&content=nonconfig", &p, &err), 0);
 	CHECK(p.page.limit == 0 && p.depth == 2 && p.content == RC_CONTENT_NONCONFIG);
 	static const char *const bad[] = {"limit=0",
@@ -149,7 +163,12 @@ static void test_query(void)
 	                                  "bogus=1",
 	                                  "depth=0",
 	                                  "content=some",
-	                                  "limit=4294967296"};
+	                                  "limit=4294967296",
+	                                  "cursor=2001:db8::",
+	                                  "prefix=2001:db8::/129",
+	                                  "prefix=2001:db8::/+3",
+	                                  "prefix=::/",
+	                                  "prefix=2001:db8:::/32"};
 	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		memset(&err, 0, sizeof(err));
 		CHECK_EQ(rc_get_params_parse(bad[i], &p, &err), -1);

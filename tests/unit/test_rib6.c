@@ -239,72 +239,98 @@ static void walk_find(void *arg, const struct rib6_entry *e)
 	}
 }
 
-/* What a walk reports of a route: its source, type, gateways and ports. */
+/* Every installed route, in order: each key above the one before (address, then length). */
+static void walk_all(struct rib6 *t, rib6_walk_fn fn, void *arg)
+{
+	struct rib6_key from = {0}, to = RIB6_KEY_MAX;
+
+	while (rib6_walk_range(t, &from, &to, 64, fn, arg) == 64)
+		;
+}
+
+struct walk_last {
+	unsigned n;
+	struct rib6_key last;
+};
+
+static void walk_order(void *arg, const struct rib6_entry *e)
+{
+	struct walk_last *w = arg;
+	struct rib6_key k = rib6_key_of(e->prefix, e->len);
+
+	CHECK(w->n++ == 0 || rib6_key_cmp(&w->last, &k) < 0);
+	w->last = k;
+}
+
+/* What a walk reports of a route: its source, type, gateways and ports; the prefix order. */
 static void test_walk_entries(void)
 {
 	struct walk_seen w = {.want = a6("2001:db8:20::"), .want_len = 48};
-	uint64_t cur = 0;
+	struct walk_last last = {0};
+	static const uint8_t zero[16];
 
-	while (cur < RIB6_WALK_END)
-		rib6_walk(r6, &cur, 64, walk_find, &w);
+	walk_all(r6, walk_find, &w);
 	CHECK(w.got && w.found.source == RIB_SRC_STATIC && w.found.type == NH_GATEWAY);
 	CHECK(w.found.npaths == 1 && w.found.paths[0].port == 1 && w.found.paths[0].weight == 1);
 	CHECK(!memcmp(w.found.paths[0].gw, a6("2001:db8:1::2"), 16));
 	w = (struct walk_seen){.want = a6("2001:db8:1::"), .want_len = 64};
-	for (cur = 0; cur < RIB6_WALK_END;)
-		rib6_walk(r6, &cur, 64, walk_find, &w);
-	static const uint8_t zero[16];
+	walk_all(r6, walk_find, &w);
 	CHECK(w.got && w.found.source == RIB_SRC_CONNECTED && w.found.type == NH_GLEAN);
 	CHECK(w.found.npaths == 1 && w.found.paths[0].port == 1);
 	CHECK(!memcmp(w.found.paths[0].gw, zero, 16));
+	walk_all(r6, walk_order, &last);
+	CHECK(last.n >= 5);
 }
 
-/*
- * The route6 list's slices (rib6_walk): whole table homes, at least `max`
- * routes a call but the last, every route once.
- */
+/* The route6 list's slices: `max` routes a call but the last, in order, every route once. */
 static void test_walk_slices(struct rib6 *t, struct walk_seen *w)
 {
 	enum { MAX = 256 };
+	struct rib6_key from = {0}, to = RIB6_KEY_MAX;
+	struct walk_last last = {0};
 	unsigned calls = 0, n;
-	uint64_t cur = 0;
 
-	while (cur < RIB6_WALK_END) {
-		n = rib6_walk(t, &cur, MAX, walk_count, w);
+	do {
+		n = rib6_walk_range(t, &from, &to, MAX, walk_count, w);
 		calls++;
-		/* Overshoot: at most the rest of one home (~0.5 routes a home here). */
-		CHECK(n < MAX + 32);
-		CHECK(n >= MAX || cur == RIB6_WALK_END);
-	}
+	} while (n == MAX);
 	CHECK_EQ(w->n, WALK_N);
-	CHECK(calls >= WALK_N / (MAX + 32) && calls <= WALK_N / MAX + 1);
+	CHECK_EQ(calls, WALK_N / MAX + 1);
 	for (unsigned i = 0; i < WALK_N; i++)
 		CHECK(w->count[i] == 1);
-	CHECK_EQ(rib6_walk(t, &cur, MAX, walk_count, w), 0); /* past the end: nothing */
+	CHECK_EQ(rib6_walk_range(t, &from, &to, MAX, walk_count, w), 0); /* past the end */
+	walk_all(t, walk_order, &last);
+	CHECK_EQ(last.n, WALK_N);
+}
+
+/* The route table's bytes without its prefix order's (which only grows with the routes). */
+static uint64_t hash_bytes(const struct rib6 *t)
+{
+	return rib6_memory(t) - rib6_order_bytes(t);
 }
 
 /*
  * With the table changing between slices: a quarter of the way through,
- * the odd routes go (the deletes move later entries of their probe runs
- * back) and new ones come until the table is growing (32768 slots to
- * 65536, a few slots moved per insert); then 200 more a slice, so slices
- * run with two tables, and after the growth is done. Every route present
- * throughout is seen exactly once, none twice (the cursor is a home, not
- * a slot).
+ * the odd routes go and new ones come until the hash table is growing
+ * (32768 slots to 65536, a few slots moved per insert); then 200 more a
+ * slice, so slices run with two tables, and after the growth is done.
+ * Every route present throughout is seen exactly once, none twice (the
+ * cursor is a key, not a slot); the new ones (all above the cursor once
+ * a quarter is done, walk_prefix) are seen too.
  */
 static void test_walk_growth(struct rib6 *t, struct walk_seen *w)
 {
 	/* 8000 left + 16577 new: one over 3/4 of 32768 slots; 424 inserts of growth after. */
 	enum { MAX = 256, FIRST = 17000 };
-	uint64_t cur = 0, mem0 = rib6_memory(t), mem_growing = 0;
+	struct rib6_key from = {0}, to = RIB6_KEY_MAX;
+	uint64_t mem0 = hash_bytes(t), mem_growing = 0;
 	unsigned next = WALK_N, slices_growing = 0, slices_after = 0;
 	uint8_t p[16];
 
 	memset(w->count, 0, w->nidx);
 	w->n = 0;
-	while (cur < RIB6_WALK_END) {
-		rib6_walk(t, &cur, MAX, walk_count, w);
-		if (cur >= RIB6_WALK_END || w->n < WALK_N / 4)
+	while (rib6_walk_range(t, &from, &to, MAX, walk_count, w) == MAX) {
+		if (w->n < WALK_N / 4)
 			continue;
 		if (next == WALK_N) {
 			for (unsigned i = 1; i < WALK_N; i += 2) {
@@ -319,32 +345,32 @@ static void test_walk_growth(struct rib6 *t, struct walk_seen *w)
 			         0);
 		}
 		/* Two tables while growing: the old one's bytes on top of twice the size. */
-		if (rib6_memory(t) > 2 * mem0) {
-			mem_growing = rib6_memory(t);
+		if (hash_bytes(t) > 2 * mem0) {
+			mem_growing = hash_bytes(t);
 			slices_growing++;
 		} else if (mem_growing) {
 			slices_after++;
 		}
 	}
 	CHECK(slices_growing >= 2 && slices_after >= 2);
-	CHECK(rib6_memory(t) < mem_growing);
+	CHECK(hash_bytes(t) < mem_growing);
 	CHECK_EQ(rib6_installed(t), WALK_N / 2 + (next - WALK_N));
-	for (unsigned i = 0; i < WALK_N + WALK_NEW; i++)
-		CHECK(w->count[i] <= 1);
 	for (unsigned i = 0; i < WALK_N; i += 2)
 		CHECK(w->count[i] == 1);
+	for (unsigned i = 1; i < WALK_N; i += 2)
+		CHECK(w->count[i] <= 1); /* seen before the cursor passed it, or deleted */
+	for (unsigned i = WALK_N; i < WALK_N + WALK_NEW; i++)
+		CHECK(w->count[i] == 1); /* added above the cursor */
 }
 
 /*
- * A table left sparse: of the 32000 routes test_walk_growth leaves, all but
- * 25 deleted (the table keeps its 65536 slots). A slice looks at a bounded
- * number of homes, so the walk takes several, short of max with the cursor
- * not at the end, and still sees the 25 exactly once.
+ * Ranges, counts and skips (what RESTCONF's prefix, longer, offset and
+ * Cellgate-Next-Cursor use): of the routes test_walk_growth leaves, all
+ * but every 1600th deleted; then a /33 over them and a /64 inside it.
  */
-static void test_walk_sparse(struct rib6 *t, struct walk_seen *w)
+static void test_walk_ranges(struct rib6 *t, struct walk_seen *w)
 {
-	unsigned calls = 0, short_calls = 0;
-	uint64_t cur = 0;
+	struct rib6_key from = {0}, to = RIB6_KEY_MAX, k, lo, hi;
 	uint8_t p[16];
 
 	for (unsigned i = 0; i < WALK_N + WALK_NEW; i++) {
@@ -357,15 +383,29 @@ static void test_walk_sparse(struct rib6 *t, struct walk_seen *w)
 	}
 	memset(w->count, 0, w->nidx);
 	w->n = 0;
-	while (cur < RIB6_WALK_END) {
-		unsigned n = rib6_walk(t, &cur, 64, walk_count, w);
-		calls++;
-		short_calls += n < 64 && cur < RIB6_WALK_END;
-	}
-	CHECK(calls >= 2 && short_calls >= 1);
-	CHECK_EQ(w->n, 25);
+	CHECK_EQ(rib6_walk_range(t, &from, &to, 64, walk_count, w), 25);
 	for (unsigned i = 0; i < WALK_N + WALK_NEW; i++)
 		CHECK(w->count[i] == (i % 1600 == 0));
+	CHECK_EQ(rib6_count_range(t, &(struct rib6_key){0}, &to), 25);
+	/* The 10th after the first: route 16000; past the 25th, nothing. */
+	CHECK(rib6_skip_range(t, &(struct rib6_key){0}, &to, 10, &k));
+	walk_prefix(16000, p);
+	lo = rib6_key_of(p, 64);
+	CHECK(rib6_key_cmp(&k, &lo) == 0);
+	CHECK(!rib6_skip_range(t, &(struct rib6_key){0}, &to, 25, &k));
+	/* 2001:db8:8000::/33 and everything inside: [its key, its last address /128]. */
+	walk_prefix(0, p);
+	lo = rib6_key_of(p, 33);
+	hi = (struct rib6_key){.hi = lo.hi | 0x7fffffffu, .lo = UINT64_MAX, .len = 128};
+	CHECK_EQ(rib6_count_range(t, &lo, &hi), 25);
+	CHECK_EQ(rib6_count_range(t, &hi, &lo), 0);
+	CHECK(!rib6_skip_range(t, &hi, &lo, 0, &k));
+	walk_prefix(1600, p);
+	lo = hi = rib6_key_of(p, 64);
+	CHECK_EQ(rib6_count_range(t, &lo, &hi), 1);
+	memset(w->count, 0, w->nidx);
+	CHECK_EQ(rib6_walk_range(t, &lo, &hi, 64, walk_count, w), 1);
+	CHECK(w->count[1600] == 1);
 }
 
 static void test_walk(void)
@@ -383,7 +423,7 @@ static void test_walk(void)
 	CHECK_EQ(rib6_installed(t), WALK_N);
 	test_walk_slices(t, &w);
 	test_walk_growth(t, &w);
-	test_walk_sparse(t, &w);
+	test_walk_ranges(t, &w);
 	/* Its routes stay in the FIB6 until dp_fini: the last test, they stand in no one's way. */
 	rib6_free(t);
 }
