@@ -25,7 +25,7 @@ import pytest
 import lab
 import restconf as rc
 from conftest import start_router
-from test_ipv6 import ping6, v6_config
+from test_ipv6 import ping6, reload, v6_config
 
 port = lab.port_of
 delta = lab.counter_delta
@@ -104,9 +104,21 @@ class Ping4:
         return int(m.group(1)), int(m.group(2)), out
 
 
+def pass6_off(router):
+    """afxdp: what eth1's XDP program passed to the kernel as IPv6 on a port
+    without IPv6 (pass-ipv6-off); None on afpacket."""
+    st = rc.port_state(router, "eth1")
+    if st.get("driver") != "afxdp":
+        return None
+    return {d["name"]: int(d["packets"]) for d in st["afxdp"]["decision"]}["pass-ipv6-off"]
+
+
 def assert_no_ipv6(topo, router, count=3):
     """h1's IPv6 to h2 is no route (from eth0's address, counted); h2's IPv6
-    received on eth1 goes to the kernel, counted as such, none forwarded."""
+    received on eth1 goes to the kernel, counted as such, none forwarded
+    (afxdp: the XDP program passes it, pass-ipv6-off)."""
+    off0 = pass6_off(router)
+    assert (off0 is not None) == (lab.DRIVER == "afxdp")
     s0 = router.stats()
     p = ping6(topo, "h1", H2, count=count)
     assert p.returncode != 0 and "No route" in p.stdout, p.stdout
@@ -119,6 +131,8 @@ def assert_no_ipv6(topo, router, count=3):
     assert delta(*e0, "no-route") == count, e0
     assert delta(*e1, "ipv6-to-kernel") >= count, e1
     assert delta(*e1, "ipv6-forwarded") == 0, e1
+    if off0 is not None:
+        assert pass6_off(router) - off0 >= count
 
 
 def test_ipv6_on_and_off(topo, router):
@@ -186,6 +200,22 @@ def test_ipv6_back_on(topo, router):
     p = ping6(topo, "h1", H2, count=3)
     assert p.returncode == 0 and " 0% packet loss" in p.stdout, p.stdout
     assert hop_limit_source(topo) == FIRST
+
+
+def test_reload_off_and_on(topo, router):
+    """SIGHUP applies the same: eth1's addresses gone from the startup file,
+    eth1 stops forwarding IPv6; back, it forwards again."""
+    reload(router, eth1_without_ipv6())
+    assert FIRST + "/64" not in kernel_addrs(topo, "r-h2")
+    assert_no_ipv6(topo, router)
+    cfg = eth1_without_ipv6()
+    eth1 = [p for p in cfg["cellgate:cellgate"]["port"] if p["name"] == "eth1"][0]
+    eth1["ipv6"] = {"address": [{"ip": FIRST, "prefix-length": 64}]}
+    reload(router, cfg)
+    ping6(topo, "h1", H2, count=1)
+    p = ping6(topo, "h1", H2, count=3)
+    assert p.returncode == 0 and " 0% packet loss" in p.stdout, p.stdout
+    assert router.alive()
 
 
 def test_accounting(topo, router):
