@@ -196,16 +196,12 @@ int neigh6_open(struct neigh6_table *nt)
 	for (unsigned i = 0; i < nt->dp->nports; i++) {
 		/*
 		 * A point-to-point port's next hop is its VC, a mapped port's comes
-		 * from its resolver: nothing to solicit there.
+		 * from its resolver: nothing to solicit there. A configured port
+		 * without IPv6 gets one too: it may get an address at runtime.
 		 */
-		/*
-		 * Every Ethernet-class port (a configured one) gets its socket, with
-		 * IPv6 or not: one may get its first address at runtime (addrs6.c),
-		 * and the daemon may hold no privilege to open one then.
-		 */
-		bool eth = i < nt->cfg->nports;
+		bool later = i < nt->cfg->nports;
 
-		if ((!port_ip6_on(&nt->dp->ports[i]) && !eth) || nt->dp->ports[i].p2p ||
+		if ((!port_ip6_on(&nt->dp->ports[i]) && !later) || nt->dp->ports[i].p2p ||
 		    nt->resolver[i])
 			continue;
 		int fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
@@ -224,14 +220,12 @@ static void neigh6_send(struct neigh6_table *nt, struct neigh6_entry *e, bool un
 	const struct port *pt = &nt->dp->ports[e->port];
 	const uint8_t *src = port_ip6_src(pt);
 	uint8_t frame[ND_FRAME_MAX];
-	uint32_t len;
 	int err;
 
-	/* The port lost its last address (its neighbours go with it, addrs6.c). */
-	if (!src)
+	if (!src) /* the port lost its last address: its neighbours go too (addrs6.c) */
 		return;
-	len = nd_ns_build(frame, pt->mac, unicast ? e->nud.lla : NULL, src, e->ip);
-	err = nt->send(nt->send_arg, e->port, frame, len);
+	err = nt->send(nt->send_arg, e->port, frame,
+	               nd_ns_build(frame, pt->mac, unicast ? e->nud.lla : NULL, src, e->ip));
 	if (err) {
 		char b[INET6_ADDRSTRLEN];
 		nt->ctr.send_errors++;
@@ -419,8 +413,7 @@ void neigh6_resolve(struct neigh6_table *nt, uint16_t port, const uint8_t ip[16]
 	struct neigh6_entry *e;
 
 	nt->now_ms = now_ms;
-	if (port >= nt->dp->nports || !port_ip6_on(&nt->dp->ports[port]) ||
-	    nt->dp->ports[port].p2p)
+	if (port >= nt->dp->nports || !port_ip6_on(&nt->dp->ports[port]) || nt->dp->ports[port].p2p)
 		return;
 	e = neigh6_find(nt, port, ip);
 	if (e) {

@@ -51,8 +51,8 @@ void worker_icmp6_reply(struct worker *w, const struct pkt *p, const struct ip6_
 	*out = (struct pkt){.data = w->icmp_buf + (size_t)w->icmp_used * ICMP_SLOT,
 	                    .in_port = p->in_port,
 	                    .l2_class = PKT_L2_HOST};
-	out->len = icmp6_error_build(out->data, ip, len, p->data + 6, in->mac, src,
-	                             err->type, err->code, err->param);
+	out->len = icmp6_error_build(out->data, ip, len, p->data + 6, in->mac, src, err->type,
+	                             err->code, err->param);
 	w->icmp_used++;
 	worker_tx_enqueue(w, p->in_port, out, TX_GENERATED6);
 }

@@ -8,8 +8,8 @@
  * other. Each address published has all 16 bytes equal, so a torn copy shows.
  */
 #include <pthread.h>
-#include <stdio.h>
 #include <sched.h>
+#include <stdio.h>
 #include <string.h>
 #include <urcu-qsbr.h>
 
@@ -96,7 +96,8 @@ static void test_race(void)
 static void test_set(void)
 {
 	static struct port p;
-	uint8_t a[16] = {0x20, 0x01, 0x0d, 0xb8, [15] = 1}, b[16] = {0x20, 0x01, 0x0d, 0xb8, [15] = 2};
+	uint8_t a[16] = {0x20, 0x01, 0x0d, 0xb8, [15] = 1},
+	        b[16] = {0x20, 0x01, 0x0d, 0xb8, [15] = 2};
 	const uint8_t *first;
 
 	CHECK(port_ip6_src(&p) == NULL && !port_ip6_on(&p));
