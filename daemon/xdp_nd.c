@@ -72,12 +72,12 @@ static void xdp_nd_readable(evutil_socket_t fd, short what, void *arg)
 			return;
 		if (len > (ssize_t)sizeof(frame))
 			continue; /* truncated: its checksum cannot be verified */
-		/* As worker_nd_snoop: an NA may omit its target link-layer option
-		 * (Linux does, answering a unicast NS); a solicitation without a
-		 * source link-layer option has nothing to learn (RFC 4861 7.2.3). */
 		/* A port without IPv6 has no neighbours to learn (the kernel's only). */
 		if (!port_ip6_on(&np->xn->nt_dp->ports[np->port]))
 			continue;
+		/* As worker_nd_snoop: an NA may omit its target link-layer option
+		 * (Linux does, answering a unicast NS); a solicitation without a
+		 * source link-layer option has nothing to learn (RFC 4861 7.2.3). */
 		if (len < 14 || nd_parse(frame + 14, (uint32_t)len - 14, &m) != ND_OK ||
 		    (m.type == ICMP6_NEIGH_SOL && !m.has_lla))
 			continue;

@@ -18,6 +18,7 @@ An IPv4 ping from h1 to h2 loses nothing throughout; no restart.
 import re
 import signal
 import subprocess
+import time
 import urllib.parse
 
 import pytest
@@ -93,7 +94,8 @@ class Ping4:
     """An IPv4 ping h1 -> h2, 20 a second, across every change."""
 
     def __init__(self, topo):
-        self.p = topo.popen("h1", ["ping", "-n", "-i", "0.05", "-W", "1", lab.HOSTS["h2"][3]],
+        self.p = topo.popen("h1", ["ping", "-n", "-D", "-i", "0.05", "-W", "1",
+                                   lab.HOSTS["h2"][3]],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
     def stop(self):
@@ -101,7 +103,9 @@ class Ping4:
         out, _ = self.p.communicate(timeout=10)
         m = re.search(r"(\d+) packets transmitted, (\d+) received", out)
         assert m, out
-        return int(m.group(1)), int(m.group(2)), out
+        got = {int(x) for x in re.findall(r"icmp_seq=(\d+) ", out)}
+        missing = sorted(set(range(1, int(m.group(1)) + 1)) - got)
+        return int(m.group(1)), int(m.group(2)), "missing %s; %s" % (missing, out[-600:])
 
 
 def pass6_off(router):
@@ -139,11 +143,13 @@ def test_ipv6_on_and_off(topo, router):
     pid = router.proc.pid
     assert ping6(topo, "h1", H2, count=1).returncode != 0
     h2_gateway(topo, FIRST)
+    steps = []  # (time, what): to place a lost IPv4 ping among the changes
     bg = Ping4(topo)
     try:
         assert_no_ipv6(topo, router)
 
         # The first address: IPv6 forwarding starts on eth1.
+        steps.append((time.time(), "change"))
         r = rc.request(router, "POST", ETH1_V6,
                        {"cellgate:address": [{"ip": FIRST, "prefix-length": 64}]})
         assert r.status == 201, r
@@ -163,11 +169,13 @@ def test_ipv6_on_and_off(topo, router):
         assert hop_limit_source(topo) == FIRST
 
         # A second address, then the first deleted: the second is the source.
+        steps.append((time.time(), "change"))
         r = rc.request(router, "POST", ETH1_V6,
                        {"cellgate:address": [{"ip": SECOND, "prefix-length": 64}]})
         assert r.status == 201, r
         h2_gateway(topo, SECOND)
         assert hop_limit_source(topo) == FIRST  # a second address changes nothing
+        steps.append((time.time(), "change"))
         r = rc.request(router, "DELETE", addr_uri(FIRST))
         assert r.status == 204, r
         assert FIRST + "/64" not in kernel_addrs(topo, "r-h2")
@@ -178,6 +186,7 @@ def test_ipv6_on_and_off(topo, router):
         assert p.returncode == 0 and " 0% packet loss" in p.stdout, p.stdout
 
         # The last address deleted: no IPv6 on eth1 any more, h2 forgotten.
+        steps.append((time.time(), "change"))
         r = rc.request(router, "DELETE", addr_uri(SECOND))
         assert r.status == 204, r
         assert "port eth1: IPv6 forwarding stopped" in router.log()
@@ -187,7 +196,7 @@ def test_ipv6_on_and_off(topo, router):
     finally:
         sent, got, out = bg.stop()
         h2_gateway(topo, FIRST)
-    assert sent >= 20 and got == sent, out[-800:]
+    assert sent >= 20 and got == sent, (out, steps)
     assert router.alive() and router.proc.pid == pid  # no restart
 
 
