@@ -23,32 +23,20 @@ static bool addrs_same(const struct cfg_addr4 *a, unsigned na, const struct cfg_
 }
 
 /*
- * What of a port's IPv6 addresses needs a restart: whether it has any
- * (port.ip6: the workers forward IPv6 received there, the afxdp program
- * redirects it, neigh6 opened a socket for it) and the first address
- * (port.ip6_addr, the ICMPv6 error and NS source, which workers read as 16
- * bytes without a lock). The others, and the first one's prefix length,
- * change at runtime (daemon/addrs6.c).
+ * What of the IPv6 addresses needs a restart: only whether an ATM
+ * subinterface has any (a multipoint one's next hops come from its PVCs'
+ * ipv6-peer-address map, whose resolver daemon/atm_map6.c sets up at start
+ * for the subinterfaces with IPv6). A port's IPv6 addresses, its first one
+ * (the ICMPv6 error and NS source) and whether it has any at all change at
+ * runtime (daemon/addrs6.c publishes them for the workers), and so do a
+ * subinterface's addresses once it has one.
  */
-static bool addrs6_fixed_same(const struct cfg_addr6 *a, unsigned na, const struct cfg_addr6 *b,
-                              unsigned nb)
-{
-	if ((na > 0) != (nb > 0))
-		return false;
-	return na == 0 || memcmp(a[0].addr, b[0].addr, 16) == 0;
-}
-
-static bool ports6_fixed_same(const struct cfg *a, const struct cfg *b)
+static bool subifs6_fixed_same(const struct cfg *a, const struct cfg *b)
 {
 	if (a->nports != b->nports || a->nsubifs != b->nsubifs)
 		return true; /* ports_same says so */
-	for (unsigned i = 0; i < a->nports; i++)
-		if (!addrs6_fixed_same(a->ports[i].addrs6, a->ports[i].naddrs6, b->ports[i].addrs6,
-		                       b->ports[i].naddrs6))
-			return false;
 	for (unsigned i = 0; i < a->nsubifs; i++)
-		if (!addrs6_fixed_same(a->subifs[i].addrs6, a->subifs[i].naddrs6,
-		                       b->subifs[i].addrs6, b->subifs[i].naddrs6))
+		if ((a->subifs[i].naddrs6 > 0) != (b->subifs[i].naddrs6 > 0))
 			return false;
 	return true;
 }
@@ -163,9 +151,7 @@ const char *cfg_restart_only_diff(const struct cfg *a, const struct cfg *b, cons
 		bool (*same)(const struct cfg *, const struct cfg *);
 		const char *what, *path;
 	} parts[] = {
-	    {ports6_fixed_same,
-	     "whether a port or subinterface has IPv6 addresses, and its first one (the ICMPv6 "
-	     "and neighbour solicitation source)",
+	    {subifs6_fixed_same, "whether a subinterface has IPv6 addresses",
 	     "/cellgate:cellgate/port"},
 	    {ports_same, "ports, subinterfaces and their IPv4 addresses",
 	     "/cellgate:cellgate/port"},

@@ -7,6 +7,7 @@
 
 #include "daemon/addrs6.h"
 #include "daemon/netdev.h"
+#include "datapath/port_afxdp.h"
 #include "lib/addr.h"
 #include "lib/log.h"
 
@@ -190,10 +191,8 @@ static void rib_remove(const struct addrs6_env *env, const struct cfg *next, uns
 	}
 }
 
-static void commit_port(const struct addrs6_env *env, const struct cfg *cur, const struct cfg *next,
-                        unsigned i)
+static void commit_adds(const struct addrs6_env *env, struct if6 o, struct if6 f, unsigned i)
 {
-	struct if6 o = if6_of(cur, i), f = if6_of(next, i);
 	const struct port *pt = &env->dp->ports[i];
 	char ip[INET6_ADDRSTRLEN];
 
@@ -206,6 +205,14 @@ static void commit_port(const struct addrs6_env *env, const struct cfg *cur, con
 		    pt->name, inet_str(AF_INET6, f.a[k].addr, ip, sizeof(ip)), f.a[k].plen,
 		    pt->netdev);
 	}
+}
+
+static void commit_removes(const struct addrs6_env *env, const struct cfg *next, struct if6 o,
+                           struct if6 f, unsigned i)
+{
+	const struct port *pt = &env->dp->ports[i];
+	char ip[INET6_ADDRSTRLEN];
+
 	for (unsigned k = 0; k < o.n; k++) {
 		unsigned forgot = 0;
 
@@ -221,6 +228,51 @@ static void commit_port(const struct addrs6_env *env, const struct cfg *cur, con
 		log_info("port %s: IPv6 address %s/%u %s (%u neighbours on the prefix forgotten)",
 		         pt->name, inet_str(AF_INET6, o.a[k].addr, ip, sizeof(ip)), o.a[k].plen,
 		         kept ? "replaced by its new prefix length" : "removed", forgot);
+	}
+}
+
+/* Start or stop forwarding IPv6 on port i: the workers' flag, then the XDP program's. */
+static void forwarding_set(const struct addrs6_env *env, unsigned i, bool on)
+{
+	struct port *pt = &env->dp->ports[i];
+
+	port_ip6_enable(pt, on);
+	if (pt->ops == &port_afxdp_ops)
+		afxdp_ipv6_set(pt, on); /* logged inside if it fails: the program passes IPv6 */
+	log_info("port %s: IPv6 forwarding %s", pt->name,
+	         on ? "started (first IPv6 address)"
+	            : "stopped (no IPv6 address left): IPv6 received there goes to the kernel");
+}
+
+/*
+ * Port i from o's addresses to f's. The ICMPv6 source first (the new first
+ * address, before the old one leaves the netdev); on a port that had none,
+ * forwarding only once its routes are there; on one left with none,
+ * forwarding stopped before anything of it goes.
+ */
+static void commit_port(const struct addrs6_env *env, const struct cfg *cur, const struct cfg *next,
+                        unsigned i)
+{
+	struct if6 o = if6_of(cur, i), f = if6_of(next, i);
+	struct port *pt = &env->dp->ports[i];
+	char ip[INET6_ADDRSTRLEN];
+
+	if (f.n && (!o.n || memcmp(o.a[0].addr, f.a[0].addr, 16))) {
+		port_ip6_src_set(pt, f.a[0].addr);
+		log_info("port %s: ICMPv6 errors and neighbour solicitations now from %s", pt->name,
+		         inet_str(AF_INET6, f.a[0].addr, ip, sizeof(ip)));
+	}
+	if (o.n && !f.n)
+		forwarding_set(env, i, false);
+	commit_adds(env, o, f, i);
+	commit_removes(env, next, o, f, i);
+	if (!o.n && f.n)
+		forwarding_set(env, i, true);
+	if (o.n && !f.n) {
+		/* Link-local next hops too (FRR's): no neighbour of a port without IPv6. */
+		if (env->neigh6)
+			neigh6_forget_port(env->neigh6, (uint16_t)i);
+		port_ip6_src_set(pt, NULL);
 	}
 }
 

@@ -3,9 +3,21 @@
  * IPv6 addresses of ports and subinterfaces changed at runtime (RESTCONF,
  * cellgatectl, SIGHUP), in the phases of a configuration change
  * (daemon/mgmt.c): prepare (what can fail: the kernel netdev's new
- * addresses), then commit or abort. config_cmp.c keeps restart-only what
- * the workers read without a lock: whether a port has IPv6 (port.ip6) and
- * its first address (port.ip6_addr); the rest changes here.
+ * addresses), then commit or abort.
+ *
+ * What the workers read without a lock changes here too, published for
+ * them (datapath/port.h): the port's first address, the source of its
+ * ICMPv6 errors and solicitations (port_ip6_src_set, RCU), and whether it
+ * forwards IPv6 at all (port_ip6_enable, atomic). A port's first address
+ * gone, the next one is the source. A port that gets its first address
+ * publishes it, then its routes, then starts forwarding IPv6 (and its
+ * afxdp program redirecting it); one that loses its last stops forwarding
+ * first: IPv6 received there is left to the kernel again, counted as for a
+ * port without IPv6 (to-kernel; afxdp: pass-ipv6-off), IPv6 routed out of
+ * it is dropped as no-route with an ICMPv6 unreachable; then its routes,
+ * netdev addresses and every neighbour it had go. Whether an ATM
+ * subinterface has IPv6 stays restart-only (config_cmp.c: its resolver and
+ * map are set up at start).
  *
  * Commit follows what startup did (main.c, atm_setup.c, routes6.c): the
  * local /128 (the workers hand packets for it to the kernel) and the
@@ -34,7 +46,7 @@
 typedef int (*addrs6_kernel_fn)(int ifindex, const uint8_t addr[16], uint8_t plen, bool add);
 
 struct addrs6_env {
-	const struct dataplane *dp; /* ifindex and name of each port */
+	struct dataplane *dp; /* ifindex and name of each port; port.ip6, port.ip6_src written */
 	struct rib6 *rib6;
 	struct neigh6_table *neigh6;
 	addrs6_kernel_fn kernel; /* NULL: the netdev (daemon/netdev6.c) */

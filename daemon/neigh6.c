@@ -196,9 +196,13 @@ int neigh6_open(struct neigh6_table *nt)
 	for (unsigned i = 0; i < nt->dp->nports; i++) {
 		/*
 		 * A point-to-point port's next hop is its VC, a mapped port's comes
-		 * from its resolver: nothing to solicit there.
+		 * from its resolver: nothing to solicit there. A configured port
+		 * without IPv6 gets one too: it may get an address at runtime.
 		 */
-		if (!nt->dp->ports[i].ip6 || nt->dp->ports[i].p2p || nt->resolver[i])
+		bool later = i < nt->cfg->nports;
+
+		if ((!port_ip6_on(&nt->dp->ports[i]) && !later) || nt->dp->ports[i].p2p ||
+		    nt->resolver[i])
 			continue;
 		int fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 		if (fd < 0) {
@@ -214,11 +218,14 @@ int neigh6_open(struct neigh6_table *nt)
 static void neigh6_send(struct neigh6_table *nt, struct neigh6_entry *e, bool unicast)
 {
 	const struct port *pt = &nt->dp->ports[e->port];
+	const uint8_t *src = port_ip6_src(pt);
 	uint8_t frame[ND_FRAME_MAX];
-	uint32_t len =
-	    nd_ns_build(frame, pt->mac, unicast ? e->nud.lla : NULL, pt->ip6_addr, e->ip);
-	int err = nt->send(nt->send_arg, e->port, frame, len);
+	int err;
 
+	if (!src) /* the port lost its last address: its neighbours go too (addrs6.c) */
+		return;
+	err = nt->send(nt->send_arg, e->port, frame,
+	               nd_ns_build(frame, pt->mac, unicast ? e->nud.lla : NULL, src, e->ip));
 	if (err) {
 		char b[INET6_ADDRSTRLEN];
 		nt->ctr.send_errors++;
@@ -406,7 +413,7 @@ void neigh6_resolve(struct neigh6_table *nt, uint16_t port, const uint8_t ip[16]
 	struct neigh6_entry *e;
 
 	nt->now_ms = now_ms;
-	if (port >= nt->dp->nports || !nt->dp->ports[port].ip6 || nt->dp->ports[port].p2p)
+	if (port >= nt->dp->nports || !port_ip6_on(&nt->dp->ports[port]) || nt->dp->ports[port].p2p)
 		return;
 	e = neigh6_find(nt, port, ip);
 	if (e) {

@@ -71,7 +71,10 @@ void neigh6_set_random(struct neigh6_table *nt, uint32_t (*rnd)(void));
 /* The ReachableTime in force on port (ms). */
 uint32_t neigh6_reachable_ms(const struct neigh6_table *nt, uint16_t port);
 
-/* Open a packet socket per port with IPv6 (ports[i].ip6) to send from. 0 or negative errno. */
+/*
+ * Open a packet socket to send from per port with IPv6 (ports[i].ip6) and per
+ * configured Ethernet port without (it may get IPv6 at runtime). 0 or negative errno.
+ */
 int neigh6_open(struct neigh6_table *nt);
 
 /* rib6_l2_seed_fn: what a new IPv6 gateway next hop towards ip should start with. */

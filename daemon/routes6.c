@@ -19,9 +19,8 @@ static void subifs6_setup(struct dataplane *dp, const struct cfg *cfg)
 		const struct cfg_subif *cs = &cfg->subifs[s];
 		struct port *pt = &dp->ports[cfg->nports + s];
 
-		pt->ip6 = cs->naddrs6 > 0;
-		if (pt->ip6)
-			memcpy(pt->ip6_addr, cs->addrs6[0].addr, 16);
+		port_ip6_src_set(pt, cs->naddrs6 ? cs->addrs6[0].addr : NULL);
+		port_ip6_enable(pt, cs->naddrs6 > 0);
 	}
 }
 
@@ -31,9 +30,8 @@ void routes6_ports_setup(struct dataplane *dp, const struct cfg *cfg)
 	for (unsigned p = 0; p < cfg->nports && p < dp->nports; p++) {
 		const struct cfg_port *cp = &cfg->ports[p];
 
-		dp->ports[p].ip6 = cp->naddrs6 > 0;
-		if (cp->naddrs6)
-			memcpy(dp->ports[p].ip6_addr, cp->addrs6[0].addr, 16);
+		port_ip6_src_set(&dp->ports[p], cp->naddrs6 ? cp->addrs6[0].addr : NULL);
+		port_ip6_enable(&dp->ports[p], cp->naddrs6 > 0);
 	}
 }
 
@@ -69,7 +67,7 @@ static int port6_index(const struct dataplane *dp, const struct cfg *cfg, const 
 	if (i < 0 && (i = cfg_subif_index(cfg, name)) >= 0)
 		i += (int)cfg->nports;
 
-	if (i >= 0 && dp->ports[i].ip6)
+	if (i >= 0 && port_ip6_on(&dp->ports[i]))
 		return i;
 	log_warnx("static route %s/%u: port %s has no IPv6 addresses: route not installed",
 	          inet_str(AF_INET6, r->prefix, ip, sizeof(ip)), r->plen, name);
@@ -111,7 +109,7 @@ int routes6_apply_config(struct rib6 *r6, const struct dataplane *dp, const stru
 	for (unsigned p = 0; p < cfg->nports; p++)
 		failed += (int)connected6(r6, p, cfg->ports[p].addrs6, cfg->ports[p].naddrs6);
 	for (unsigned s = 0; s < cfg->nsubifs; s++)
-		if (dp->ports[cfg->nports + s].ip6)
+		if (port_ip6_on(&dp->ports[cfg->nports + s]))
 			failed += (int)connected6(r6, cfg->nports + s, cfg->subifs[s].addrs6,
 			                          cfg->subifs[s].naddrs6);
 	for (unsigned i = 0; i < cfg->nroutes6; i++)

@@ -9,7 +9,7 @@
 
 /*
  * Mark the dataplane ports with IPv6 addresses as IPv6 ports (port.ip6, the
- * first address as port.ip6_addr). Before the workers start.
+ * first address as port.ip6_src). At startup; addrs6.c changes both later.
  */
 void routes6_ports_setup(struct dataplane *dp, const struct cfg *cfg);
 

@@ -41,6 +41,7 @@ struct xdp_nd_port {
 
 struct xdp_nd {
 	struct neigh6_table *nt;
+	const struct dataplane *nt_dp; /* the ports, whether each forwards IPv6 now */
 	unsigned n;
 	struct xdp_nd_port p[PORT_MAX];
 };
@@ -71,6 +72,9 @@ static void xdp_nd_readable(evutil_socket_t fd, short what, void *arg)
 			return;
 		if (len > (ssize_t)sizeof(frame))
 			continue; /* truncated: its checksum cannot be verified */
+		/* A port without IPv6 has no neighbours to learn (the kernel's only). */
+		if (!port_ip6_on(&np->xn->nt_dp->ports[np->port]))
+			continue;
 		/* As worker_nd_snoop: an NA may omit its target link-layer option
 		 * (Linux does, answering a unicast NS); a solicitation without a
 		 * source link-layer option has nothing to learn (RFC 4861 7.2.3). */
@@ -117,11 +121,13 @@ int xdp_nd_start(struct event_base *base, struct dataplane *dp, struct neigh6_ta
 	for (unsigned p = 0; !err && p < dp->nports; p++) {
 		struct xdp_nd_port *np;
 
-		if (dp->ports[p].ops != &port_afxdp_ops || !dp->ports[p].ip6)
+		/* With IPv6 or not: a port may get its first address at runtime (addrs6.c). */
+		if (dp->ports[p].ops != &port_afxdp_ops)
 			continue;
 		if (!xn && !(xn = calloc(1, sizeof(*xn))))
 			return -ENOMEM;
 		xn->nt = nt;
+		xn->nt_dp = dp;
 		np = &xn->p[xn->n++];
 		*np = (struct xdp_nd_port){.xn = xn, .port = (uint16_t)p, .fd = -1};
 		err = xdp_nd_open(np, &dp->ports[p]);

@@ -110,14 +110,22 @@ struct port {
 	uint32_t ip4_addr; /* primary IPv4 address, host order (0 = none) */
 	/*
 	 * The source of ICMPv6 errors about packets received here (RFC 4443
-	 * §2.2: an address of the ingress interface), network order; all zero:
-	 * none, and no error is sent.
+	 * §2.2: an address of the ingress interface) and of the neighbour
+	 * solicitations sent from here, network order: the port's first IPv6
+	 * address. RCU-protected: it points to one of ip6_slot (NULL: none, no
+	 * error is sent); readers take it once with port_ip6_src and copy the
+	 * 16 bytes before their next quiescent state. Only port_ip6_src_set
+	 * writes it, into the slot no reader can hold (one grace period after
+	 * it stopped being published), so a reader never sees a torn address.
 	 */
-	uint8_t ip6_addr[16];
+	const uint8_t *ip6_src;
+	uint8_t ip6_slot[2][16];
 	/*
 	 * Forward IPv6 received on this port and route IPv6 out of it (set
 	 * for Ethernet ports and point-to-point ATM subinterfaces with IPv6
-	 * addresses). Without it IPv6 is left to the kernel as before.
+	 * addresses). Without it IPv6 is left to the kernel as before. Atomic:
+	 * the control thread turns it on and off at runtime (daemon/addrs6.c,
+	 * port_ip6_enable); workers read it once per packet (port_ip6_on).
 	 */
 	bool ip6;
 	/*
@@ -152,6 +160,31 @@ struct port {
 	struct port_queue *queues[WORKER_MAX];
 	unsigned nqueues;
 };
+
+/* Whether port p forwards IPv6 now (relaxed: one byte, nothing else ordered by it). */
+static inline bool port_ip6_on(const struct port *p)
+{
+	return __atomic_load_n(&p->ip6, __ATOMIC_RELAXED);
+}
+
+/* The port's ICMPv6 error source now (16 bytes, network order), or NULL: see ip6_src. */
+static inline const uint8_t *port_ip6_src(const struct port *p)
+{
+	return __atomic_load_n(&p->ip6_src, __ATOMIC_ACQUIRE);
+}
+
+/* Start (on) or stop forwarding IPv6 on p. Control thread. */
+static inline void port_ip6_enable(struct port *p, bool on)
+{
+	__atomic_store_n(&p->ip6, on, __ATOMIC_RELEASE);
+}
+
+/*
+ * Publish addr (NULL: none) as p's ICMPv6 error source. Control thread only
+ * (one writer); waits for an RCU grace period (synchronize_rcu), after which
+ * no worker holds the previous address: never from a worker thread.
+ */
+void port_ip6_src_set(struct port *p, const uint8_t addr[16]);
 
 /* Driver registry: the ops for a driver name, or NULL. */
 const struct port_ops *port_ops_find(const char *driver);

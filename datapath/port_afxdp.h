@@ -37,6 +37,14 @@ int afxdp_local_set(struct port *p, const uint32_t *addrs, unsigned n);
  */
 int afxdp_local6_set(struct port *p, const uint8_t (*addrs)[16], unsigned n);
 
+/*
+ * The port started (on) or stopped forwarding IPv6 at runtime: the program
+ * redirects transit IPv6 to the workers from now on (once cg_local6 was
+ * filled) or passes all IPv6 to the kernel again (counted pass-ipv6-off).
+ * 0 or a negative errno (logged); -ENODEV if `p` has no afxdp queue open.
+ */
+int afxdp_ipv6_set(struct port *p, bool on);
+
 /* The program's decision counters of port `p`, summed over CPUs: 0 or a negative errno. */
 int afxdp_decisions(const struct port *p, struct cg_xdp_ctr out[CG_XDP__MAX]);
 

@@ -84,11 +84,27 @@ int afxdp_local6_set(struct port *p, const uint8_t (*addrs)[16], unsigned n)
 	 * leaves it off: the kernel answering for a missing address beats the
 	 * worker punting it.
 	 */
-	if (!err && ap->ipv6 != p->ip6) {
-		ap->ipv6 = p->ip6;
+	if (!err)
+		ap->local6_filled = true;
+	if (!err && ap->ipv6 != port_ip6_on(p)) {
+		ap->ipv6 = port_ip6_on(p);
 		err = afxdp_conf_write(ap);
 	}
 	return err;
+}
+
+int afxdp_ipv6_set(struct port *p, bool on)
+{
+	struct afxdp_port *ap = afxdp_of(p);
+	/* On only once cg_local6 was filled (afxdp_local6_set says why). */
+	bool want = on && ap && ap->local6_filled;
+
+	if (!ap)
+		return -ENODEV;
+	if (ap->ipv6 == want)
+		return 0;
+	ap->ipv6 = want;
+	return afxdp_conf_write(ap);
 }
 
 int afxdp_decisions(const struct port *p, struct cg_xdp_ctr out[CG_XDP__MAX])

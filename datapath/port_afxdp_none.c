@@ -81,6 +81,11 @@ int afxdp_local6_set(struct port *p, const uint8_t (*addrs)[16], unsigned n)
 	return -ENODEV;
 }
 
+int afxdp_ipv6_set(struct port *p, bool on)
+{
+	return -ENODEV;
+}
+
 int afxdp_decisions(const struct port *p, struct cg_xdp_ctr out[CG_XDP__MAX])
 {
 	memset(out, 0, sizeof(out[0]) * CG_XDP__MAX);

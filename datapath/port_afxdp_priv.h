@@ -57,7 +57,8 @@ struct afxdp_port {
 	int prog_fd;
 	int punt_fd;
 	int xsks_fd, local_fd, local6_fd, conf_fd, stats_fd;
-	bool ipv6;      /* cg_conf.ipv6: redirecting transit IPv6 (cg_local6 filled) */
+	bool ipv6;          /* cg_conf.ipv6: redirecting transit IPv6 (cg_local6 filled) */
+	bool local6_filled; /* afxdp_local6_set succeeded once: cg_local6 holds our addresses */
 	int link_fd;    /* the BPF link holding the program on the netdev, -1 before the attach */
 	int promisc_fd; /* holds the netdev's promiscuity (setting promiscuous), or -1 */
 	unsigned nopen; /* queues open on it */

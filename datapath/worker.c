@@ -95,7 +95,7 @@ static bool classify6(struct worker *w, struct pkt *p, struct ip6_info *info)
 
 	CTR_ADD(c->ip6_in_packets, 1);
 	CTR_ADD(c->ip6_in_octets, p->len - 14);
-	if (!w->dp->ports[p->in_port].ip6) {
+	if (!port_ip6_on(&w->dp->ports[p->in_port])) {
 		worker_to_kernel6(w, p);
 		return false;
 	}

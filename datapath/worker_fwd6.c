@@ -32,9 +32,10 @@ void worker_icmp6_reply(struct worker *w, const struct pkt *p, const struct ip6_
 {
 	const struct port *in = &w->dp->ports[p->in_port];
 	const uint8_t *ip = p->data + 14;
+	const uint8_t *src = port_ip6_src(in); /* once: the control thread may publish another */
 	uint32_t len;
 
-	if (err->type == 0 || p->len < 14 + IP6_HLEN || ip6_addr_is_unspecified(in->ip6_addr))
+	if (err->type == 0 || p->len < 14 + IP6_HLEN || !src)
 		return;
 	len = IP6_HLEN + rd16(ip + 4);
 	if (len > p->len - 14)
@@ -50,8 +51,8 @@ void worker_icmp6_reply(struct worker *w, const struct pkt *p, const struct ip6_
 	*out = (struct pkt){.data = w->icmp_buf + (size_t)w->icmp_used * ICMP_SLOT,
 	                    .in_port = p->in_port,
 	                    .l2_class = PKT_L2_HOST};
-	out->len = icmp6_error_build(out->data, ip, len, p->data + 6, in->mac, in->ip6_addr,
-	                             err->type, err->code, err->param);
+	out->len = icmp6_error_build(out->data, ip, len, p->data + 6, in->mac, src, err->type,
+	                             err->code, err->param);
 	w->icmp_used++;
 	worker_tx_enqueue(w, p->in_port, out, TX_GENERATED6);
 }
@@ -148,7 +149,7 @@ static COLD bool egress6_slow(struct worker *w, struct pkt *p, const struct port
 	uint32_t len = wire_len6(p, info);
 	enum drop_reason r;
 
-	if (!out->ip6) {
+	if (!port_ip6_on(out)) {
 		drop6(w, p, DROP_NO_ROUTE, ICMP6_DST_UNREACH, ICMP6_CODE_NO_ROUTE);
 		return false;
 	}

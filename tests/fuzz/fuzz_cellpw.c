@@ -88,8 +88,8 @@ static void setup6(void)
 	memcpy(via.gw, far6, 16);
 	dp.ports[0].ip6 = dp.ports[2].ip6 = true;
 	dp.ports[2].p2p = true;
-	memcpy(dp.ports[0].ip6_addr, eth6, 16);
-	memcpy(dp.ports[2].ip6_addr, sub6, 16);
+	port_ip6_src_set(&dp.ports[0], eth6);
+	port_ip6_src_set(&dp.ports[2], sub6);
 	memcpy(pw.ip6_of_subif[2], sub6, 16);
 	rib6 = rib6_new(rib, seed6, NULL);
 	rib6_route_set(rib6, neta, 64, RIB_SRC_CONNECTED, NH_GLEAN, &p0, 1);

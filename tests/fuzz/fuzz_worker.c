@@ -69,7 +69,7 @@ static void setup6(void)
 	memcpy(two[1].gw, a6("2001:db8:2::3"), 16);
 	for (unsigned p = 0; p < 2; p++) {
 		dp.ports[p].ip6 = true;
-		memcpy(dp.ports[p].ip6_addr, a6(p ? "2001:db8:2::1" : "2001:db8:1::1"), 16);
+		port_ip6_src_set(&dp.ports[p], a6(p ? "2001:db8:2::1" : "2001:db8:1::1"));
 	}
 	rib6 = rib6_new(rib, seed6, NULL);
 	rib6_route_set(rib6, a6("2001:db8:1::"), 64, RIB_SRC_CONNECTED, NH_GLEAN, &p0, 1);

@@ -8,9 +8,10 @@ follows the kernel's addresses) and its prefix is forwarded to at once,
 cellgated resolving the hosts there itself; deleted, the address leaves the
 NIC, its prefix is no route (ICMPv6 from the ingress address, counted), and
 the neighbours on it are forgotten. Meanwhile a ping over an unrelated
-prefix loses nothing, and no restart happens. What still needs a restart:
-a port's first address (the source of its ICMPv6 errors and solicitations)
-and whether it has IPv6 at all (501, nothing changed).
+prefix loses nothing, and no restart happens. A port's first address (the
+source of its ICMPv6 errors and solicitations) may go too: the next one
+takes its place; a port gaining or losing IPv6 altogether is
+test_ipv6_runtime_first.py.
 """
 
 import os
@@ -205,21 +206,31 @@ def test_cellgatectl_address(topo, router):
     p = cellgatectl(router, "address", "del", "eth1", NEW)
     assert p.returncode == 0, p.stderr
     assert "%s/%d" % (NEW, NEW_PLEN) not in kernel_addrs(topo, "r-h2")
-    p = cellgatectl(router, "address", "del", "eth1", lab.HOSTS6["h2"][1])
-    assert p.returncode == 1 and "first" in p.stderr, p.stderr
     p = cellgatectl(router, "address", "add", "eth1", "10.9.9.1/24")
     assert p.returncode == 1 and "restart" in p.stderr, p.stderr
 
 
-def test_first_address_needs_restart(topo, router):
-    """The first address is the ICMPv6 and NS source the workers read: 501,
-    nothing changed (kernel, FIB)."""
+def test_first_address_at_runtime(topo, router):
+    """The first address deleted while another remains: the other is the
+    ICMPv6 and NS source; put back, the prefix was forwarded throughout."""
     first = lab.HOSTS6["h2"][1]
-    before = kernel_addrs(topo, "r-h2"), fib6(router)
+    other = "2001:db8:2::100"
+    r = rc.request(router, "POST", ETH1_V6,
+                   {"cellgate:address": [{"ip": other, "prefix-length": 64}]})
+    assert r.status == 201, r
     r = rc.request(router, "DELETE", addr_uri(first))
-    assert r.status == 501 and r.error()["error-tag"] == "operation-not-supported", r
-    assert "first" in r.error()["error-message"], r
-    assert (kernel_addrs(topo, "r-h2"), fib6(router)) == before
+    assert r.status == 204, r
+    assert first + "/64" not in kernel_addrs(topo, "r-h2")
+    assert "port eth1: ICMPv6 errors and neighbour solicitations now from %s" % other \
+        in router.log()
+    assert ping6(topo, "h1", lab.HOSTS6["h2"][0]).returncode == 0
+    r = rc.request(router, "POST", ETH1_V6,
+                   {"cellgate:address": [{"ip": first, "prefix-length": 64}]})
+    assert r.status == 201, r
+    r = rc.request(router, "DELETE", addr_uri(other))
+    assert r.status == 204, r
+    assert "now from %s" % first in router.log()
+    assert first + "/64" in kernel_addrs(topo, "r-h2")
     assert ping6(topo, "h1", lab.HOSTS6["h2"][0]).returncode == 0
 
 

@@ -73,6 +73,30 @@ static void classify6_off(struct port_queue *q, uint8_t *f)
 	CHECK(rx_drain(q, 64, 1, 200, NULL, NULL) == 0, "no IPv6 on the XSK");
 }
 
+/*
+ * The port's first IPv6 address added, then its last removed, at runtime
+ * (daemon/addrs6.c): afxdp_ipv6_set turns redirection on and off with no
+ * change to cg_local6.
+ */
+static void classify6_runtime(struct port_queue *q, uint8_t *f)
+{
+	uint64_t redirect = decision(CG_XDP_REDIRECT6), off;
+
+	CHECK(afxdp_local6_set(&tport, &own6, 1) == 0, "own IPv6 address, still no IPv6");
+	port_ip6_enable(&tport, true);
+	CHECK(afxdp_ipv6_set(&tport, true) == 0, "IPv6 on at runtime");
+	peer_send(f, ip6_frame(f, tport.mac, peer6, transit6, 10));
+	CHECK(rx_drain(q, 64, 1, 300, NULL, NULL) == 1, "runtime IPv6: transit on the XSK");
+	CHECK(decision_wait(CG_XDP_REDIRECT6, redirect + 1) == redirect + 1, "redirect-ipv6");
+	off = decision(CG_XDP_PASS6_OFF);
+	port_ip6_enable(&tport, false);
+	CHECK(afxdp_ipv6_set(&tport, false) == 0, "IPv6 off at runtime");
+	peer_send(f, ip6_frame(f, tport.mac, peer6, transit6, 11));
+	CHECK(decision_wait(CG_XDP_PASS6_OFF, off + 1) == off + 1, "runtime off: pass-ipv6-off");
+	CHECK(rx_drain(q, 64, 1, 200, NULL, NULL) == 0, "runtime off: nothing on the XSK");
+	CHECK(afxdp_local6_set(&tport, NULL, 0) == 0, "no own IPv6 address again");
+}
+
 void test_classify6(void)
 {
 	struct port_queue *q = queue_open(0, 0, false, 0, 1);
@@ -118,5 +142,6 @@ void test_classify6(void)
 	CHECK(rx_drain(q, 64, 1, 300, NULL, NULL) == 1, "removed address goes to the XSK");
 	tport.ip6 = false;
 	CHECK(afxdp_local6_set(&tport, NULL, 0) == 0, "IPv6 off again");
+	classify6_runtime(q, f);
 	tport.ops->queue_close(q);
 }

@@ -343,7 +343,7 @@ static void mp_routes(struct rib6 *r6)
 	static const char *const pfx[] = {"2001:db8:60::", "2001:db8:61::", "2001:db8:62::"};
 
 	h.dp.ports[H_MP].ip6 = true;
-	memcpy(h.dp.ports[H_MP].ip6_addr, a6("2001:db8:2::1"), 16);
+	port_ip6_src_set(&h.dp.ports[H_MP], a6("2001:db8:2::1"));
 	rib6_route_set(r6, a6("2001:db8:2::"), 64, RIB_SRC_CONNECTED, NH_GLEAN, &on, 1);
 	for (unsigned i = 0; i < 3; i++) {
 		memcpy(gw.gw, a6(gws[i]), 16);
@@ -446,9 +446,9 @@ void test_ip6(void)
 	if (!rib || !r6)
 		return;
 	h.dp.ports[H_P2P].ip6 = true;
-	memcpy(h.dp.ports[H_P2P].ip6_addr, a6("2001:db8:1::1"), 16);
+	port_ip6_src_set(&h.dp.ports[H_P2P], a6("2001:db8:1::1"));
 	h.dp.ports[H_ETH].ip6 = true;
-	memcpy(h.dp.ports[H_ETH].ip6_addr, a6("2001:db8:4::1"), 16);
+	port_ip6_src_set(&h.dp.ports[H_ETH], a6("2001:db8:4::1"));
 	routes6(r6);
 
 	eth_to_vc(VC_ENCAP_LLC_SNAP, llc_ip6, 8, "2001:db8:50::5");

@@ -96,7 +96,7 @@ static void setup(void)
 	CHECK_EQ(dp_init(&dp, NULL, &(struct fib_params){.tbl8_groups = 64}), 0);
 	dp.nports = 2;
 	dp.ports[SUBIF_PORT].ip6 = true;
-	memcpy(dp.ports[SUBIF_PORT].ip6_addr, a6("2001:db8:200::1"), 16);
+	port_ip6_src_set(&dp.ports[SUBIF_PORT], a6("2001:db8:200::1"));
 	snprintf(dp.ports[SUBIF_PORT].name, sizeof(dp.ports[SUBIF_PORT].name), "atm0.200");
 	cfg.arp_timeout_s = 300;
 	cfg.arp_retries = 3;

@@ -70,7 +70,7 @@ static void check_ns(const char *target, const uint8_t *mac)
 	CHECK_EQ(nd_parse(sent.frame + 14, sent.len - 14, &m), ND_OK);
 	CHECK_EQ(m.type, ICMP6_NEIGH_SOL);
 	CHECK(!memcmp(m.target, a6(target), 16));
-	CHECK(!memcmp(m.src, dp.ports[1].ip6_addr, 16));
+	CHECK(!memcmp(m.src, port_ip6_src(&dp.ports[1]), 16));
 	CHECK(m.has_lla && !memcmp(m.lla, dp.ports[1].mac, 6));
 	CHECK(!memcmp(sent.frame + 6, dp.ports[1].mac, 6));
 	nd_solicited_node(a6(target), group);
@@ -419,7 +419,7 @@ int main(void)
 	CHECK_EQ(dp_init(&dp, NULL, &(struct fib_params){.tbl8_groups = 64}), 0);
 	dp.nports = 2;
 	dp.ports[1].ip6 = true;
-	memcpy(dp.ports[1].ip6_addr, a6("2001:db8:1::1"), 16);
+	port_ip6_src_set(&dp.ports[1], a6("2001:db8:1::1"));
 	memcpy(dp.ports[1].mac, (uint8_t[6]){0x02, 0, 0, 0, 0, 0x02}, 6);
 	snprintf(dp.ports[1].name, sizeof(dp.ports[1].name), "eth1");
 	cfg.arp_timeout_s = 300;

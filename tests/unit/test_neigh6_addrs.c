@@ -8,7 +8,11 @@
  * (neigh6_flush_prefix), while neighbours on the port's other prefixes and
  * a prefix another address still holds stay. A netdev that refuses an
  * address leaves nothing behind; an abort after prepare neither. A new
- * prefix length of a kept address is one replaced netdev address.
+ * prefix length of a kept address is one replaced netdev address. What the
+ * workers read follows (port_ip6_src, port_ip6_on): the first address gone,
+ * the next one is the ICMPv6 and solicitation source; a port without IPv6
+ * that gets an address forwards IPv6, solicits and has its routes, and
+ * losing the last stops all that and forgets every neighbour of the port.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -51,11 +55,16 @@ static const struct addrs6_env env = {.dp = &dp, .kernel = fake_kernel};
 static struct addrs6_env envn;
 
 static int sent_ns;
+static uint16_t ns_port;
+static uint8_t ns_src[16]; /* the IPv6 source of the last solicitation */
 
 static int capture(void *arg, uint16_t port, const uint8_t *frame, uint32_t len)
 {
-	(void)arg, (void)port, (void)frame, (void)len;
+	(void)arg;
 	sent_ns++;
+	ns_port = port;
+	if (len >= 14 + 40)
+		memcpy(ns_src, frame + 14 + 8, 16);
 	return 0;
 }
 
@@ -219,18 +228,96 @@ static void test_prefix_length(void)
 	CHECK(!strcmp(state(0, "2001:db8:1::9"), "reachable"));
 }
 
+static bool src_is(unsigned port, const char *ip)
+{
+	const uint8_t *src = port_ip6_src(&dp.ports[port]);
+
+	return src && !memcmp(src, a6(ip), 16);
+}
+
+/* The first address removed, the second stays: the second is the source from now on. */
+static void test_first_address(void)
+{
+	next = cur;
+	set_addr(&next.ports[0].addrs6[1], "2001:db8:11::1", 64);
+	next.ports[0].naddrs6 = 2;
+	CHECK_EQ(change(), 0);
+	CHECK(src_is(0, "2001:db8:1::1")); /* a second address changes nothing */
+	next.ports[0].addrs6[0] = next.ports[0].addrs6[1];
+	next.ports[0].naddrs6 = 1;
+	CHECK_EQ(change(), 0);
+	CHECK(!strcmp(calls, "del 10 2001:db8:1::1/56;"));
+	CHECK(src_is(0, "2001:db8:11::1") && port_ip6_on(&dp.ports[0]));
+	CHECK(route_nh("2001:db8:1::1") == NULL);
+	CHECK(route_nh("2001:db8:11::1") && route_nh("2001:db8:11::1")->type == NH_LOCAL);
+	/* Solicitations leave from it too. */
+	sent_ns = 0;
+	neigh6_resolve(nt, 0, a6("2001:db8:11::20"), 5000);
+	CHECK(sent_ns == 1 && ns_port == 0 && !memcmp(ns_src, a6("2001:db8:11::1"), 16));
+}
+
+/* eth2 starts without IPv6, gets an address, then loses it again. */
+static void test_enable_disable(void)
+{
+	const struct nexthop *nh;
+
+	CHECK(!port_ip6_on(&dp.ports[2]) && port_ip6_src(&dp.ports[2]) == NULL);
+	sent_ns = 0;
+	neigh6_resolve(nt, 2, a6("2001:db8:30::9"), 6000);
+	CHECK_EQ(sent_ns, 0); /* no IPv6 there: nothing solicited */
+
+	next = cur;
+	set_addr(&next.ports[2].addrs6[0], "2001:db8:30::1", 64);
+	next.ports[2].naddrs6 = 1;
+	CHECK_EQ(change(), 0);
+	CHECK(!strcmp(calls, "add 12 2001:db8:30::1/64;"));
+	CHECK(port_ip6_on(&dp.ports[2]) && src_is(2, "2001:db8:30::1"));
+	nh = route_nh("2001:db8:30::1");
+	CHECK(nh && nh->type == NH_LOCAL);
+	nh = route_nh("2001:db8:30::9");
+	CHECK(nh && nh->type == NH_GLEAN && nh->port == 2);
+	sent_ns = 0;
+	learn(2, "2001:db8:30::9", 6000);
+	learn(2, "fe80::9", 6000); /* a link-local next hop (FRR's), on no prefix of ours */
+	CHECK(sent_ns == 2 && ns_port == 2 && !memcmp(ns_src, a6("2001:db8:30::1"), 16));
+	CHECK(!strcmp(state(2, "2001:db8:30::9"), "reachable"));
+	CHECK(!strcmp(state(2, "fe80::9"), "reachable"));
+	CHECK_EQ(rib6_route_best(r6, a6("2001:db8:30::9"), 128), RIB_SRC_NEIGH);
+
+	next.ports[2].naddrs6 = 0;
+	CHECK_EQ(change(), 0);
+	CHECK(!strcmp(calls, "del 12 2001:db8:30::1/64;"));
+	CHECK(!port_ip6_on(&dp.ports[2]) && port_ip6_src(&dp.ports[2]) == NULL);
+	CHECK(route_nh("2001:db8:30::1") == NULL && route_nh("2001:db8:30::9") == NULL);
+	CHECK_EQ(rib6_route_best(r6, a6("2001:db8:30::9"), 128), -1);
+	CHECK(!strcmp(state(2, "2001:db8:30::9"), "none"));
+	CHECK(!strcmp(state(2, "fe80::9"), "none"));
+	/* The other ports are untouched. */
+	CHECK(port_ip6_on(&dp.ports[1]) && src_is(1, "2001:db8:2::1"));
+	CHECK(!strcmp(state(1, "2001:db8:2::9"), "reachable"));
+	sent_ns = 0;
+	neigh6_resolve(nt, 2, a6("2001:db8:30::9"), 7000);
+	CHECK_EQ(sent_ns, 0);
+
+	/* And back: the port forwards IPv6 again from its new first address. */
+	set_addr(&next.ports[2].addrs6[0], "2001:db8:31::1", 64);
+	next.ports[2].naddrs6 = 1;
+	CHECK_EQ(change(), 0);
+	CHECK(port_ip6_on(&dp.ports[2]) && src_is(2, "2001:db8:31::1"));
+}
+
 int main(void)
 {
 	CHECK_EQ(dp_init(&dp, NULL, &(struct fib_params){.tbl8_groups = 64}), 0);
-	dp.nports = 2;
-	cur.nports = 2;
-	for (unsigned i = 0; i < 2; i++) {
+	dp.nports = 3;
+	cur.nports = 3; /* eth2 without IPv6 */
+	for (unsigned i = 0; i < 3; i++) {
 		snprintf(dp.ports[i].name, sizeof(dp.ports[i].name), "eth%u", i);
 		snprintf(dp.ports[i].netdev, sizeof(dp.ports[i].netdev), "r-h%u", i + 1);
 		snprintf(cur.ports[i].name, sizeof(cur.ports[i].name), "eth%u", i);
 		dp.ports[i].ifindex = 10 + (int)i;
 		dp.ports[i].mac[5] = (uint8_t)(i + 1);
-		cur.ports[i].naddrs6 = 1;
+		cur.ports[i].naddrs6 = i < 2;
 	}
 	set_addr(&cur.ports[0].addrs6[0], "2001:db8:1::1", 64);
 	set_addr(&cur.ports[1].addrs6[0], "2001:db8:2::1", 64);
@@ -254,6 +341,8 @@ int main(void)
 	test_prepare_fails();
 	test_prefix_length();
 	CHECK(sent_ns > 0);
+	test_first_address();
+	test_enable_disable();
 	neigh6_free(nt);
 	rib6_free(r6);
 	rib_free(rib);

@@ -176,7 +176,9 @@ static void test_config_routes(void)
 	cfg.nroutes6 = 4;
 	routes6_ports_setup(&dp, &cfg);
 	CHECK(dp.ports[0].ip6 && !dp.ports[1].ip6);
-	CHECK(!memcmp(dp.ports[0].ip6_addr, a6("2001:db8:40::1"), 16));
+	CHECK(port_ip6_src(&dp.ports[0]) &&
+	      !memcmp(port_ip6_src(&dp.ports[0]), a6("2001:db8:40::1"), 16));
+	CHECK(port_ip6_src(&dp.ports[1]) == NULL);
 	CHECK_EQ(routes6_apply_config(r6, &dp, &cfg), 1);
 	nh = lookup("2001:db8:40::1", &id);
 	CHECK(nh && nh->type == NH_LOCAL);

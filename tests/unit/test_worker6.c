@@ -126,8 +126,8 @@ static void setup(void)
 	port_fake_init(&dp.ports[1], 1, "eth1", 1);
 	port_fake_init(&dp.ports[2], 2, "atm0.100", 1); /* no IPv6 on it yet */
 	dp.ports[0].ip6 = dp.ports[1].ip6 = true;
-	memcpy(dp.ports[0].ip6_addr, a6("2001:db8:1::1"), 16);
-	memcpy(dp.ports[1].ip6_addr, a6("2001:db8:2::1"), 16);
+	port_ip6_src_set(&dp.ports[0], a6("2001:db8:1::1"));
+	port_ip6_src_set(&dp.ports[1], a6("2001:db8:2::1"));
 	dp.params =
 	    (struct dp_params){.icmp_rate = 1000, .icmp_burst = 1000, .hold_timeout_ms = 60};
 	route(1, "2001:db8:20::", 48, NH_GATEWAY, 1, "2001:db8:2::2",
@@ -188,7 +188,7 @@ static void check_icmp6(uint8_t type, uint8_t code, uint32_t param, const char *
 	CHECK_EQ(rd16(f + 12), ETHERTYPE_IPV6);
 	CHECK_EQ(ip[6], IP6_NH_ICMPV6);
 	CHECK_EQ(ip[7], ICMP6_ERR_HOP_LIMIT);
-	CHECK(memcmp(ip + 8, dp.ports[0].ip6_addr, 16) == 0); /* RFC 4443 §2.2 */
+	CHECK(memcmp(ip + 8, port_ip6_src(&dp.ports[0]), 16) == 0); /* RFC 4443 §2.2 */
 	CHECK(memcmp(ip + 24, a6(to), 16) == 0);
 	CHECK_EQ(len, 14u + IP6_HLEN + rd16(ip + 4));
 	CHECK_EQ(ip[40], type);
@@ -276,10 +276,10 @@ static void test_malformed(void)
 	            0);
 	/* No address to send from: the drop is counted, no error sent. */
 	uint8_t saved[16];
-	memcpy(saved, dp.ports[0].ip6_addr, 16);
-	memset(dp.ports[0].ip6_addr, 0, 16);
+	memcpy(saved, port_ip6_src(&dp.ports[0]), 16);
+	port_ip6_src_set(&dp.ports[0], NULL);
 	expect_drop(&(struct f6){.dst = "2001:db9::1"}, PKT_L2_HOST, DROP_NO_ROUTE, 0, 0, 0);
-	memcpy(dp.ports[0].ip6_addr, saved, 16);
+	port_ip6_src_set(&dp.ports[0], saved);
 }
 
 static void test_to_kernel(void)
