@@ -186,7 +186,7 @@ static inline ALWAYS_INLINE bool egress6_checks(struct worker *w, struct pkt *p,
                                                 const struct port *out,
                                                 const struct ip6_info *info)
 {
-	if (__builtin_expect(p->gso_type == PKT_GSO_NONE && out->ip6 &&
+	if (__builtin_expect(p->gso_type == PKT_GSO_NONE && port_ip6_on(out) &&
 	                         !__atomic_load_n(&out->link_down, __ATOMIC_RELAXED) &&
 	                         ip6_egress_passes(p->data + 14, info->len, out->mtu,
 	                                           out->id == p->in_port),

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * "address add|del": the IPv6 addresses of a port or subinterface, which
- * change at runtime (all but the first; the daemon answers 501 for that).
+ * change at runtime (a port's first too; the daemon answers 501 only for a
+ * subinterface gaining or losing IPv6 altogether).
  * IPv4 addresses need a restart, so they are refused here with the reason
  * instead of a round trip.
  */
