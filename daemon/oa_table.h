@@ -306,7 +306,13 @@ static inline void oa_prep_step(struct oa_table *t)
 		return;
 	uint64_t window = t->nslots / 8, done = t->nused > t->next_from ? t->nused - t->next_from : 0;
 	size_t pages = (total + OA_HUGE_PAGE - 1) / OA_HUGE_PAGE;
-	if ((uint64_t)(t->next_done / OA_HUGE_PAGE) * window > (done + 1) * pages)
+	/*
+	 * Tables that fill together (the RIB's and the FPM table's) would each
+	 * fault a page on the same insert: a phase from the mapping's address
+	 * moves this one's steps up to one page early, so they rarely coincide.
+	 */
+	uint64_t phase = ((uintptr_t)t->next / OA_HUGE_PAGE) % (window / pages + 1);
+	if ((uint64_t)(t->next_done / OA_HUGE_PAGE) * window > (done + 1 + phase) * pages)
 		return; /* ahead of the inserts */
 	size_t end = t->next_done + OA_HUGE_PAGE < total ? t->next_done + OA_HUGE_PAGE : total;
 	oa_populate(t->next, t->next_done, end);
