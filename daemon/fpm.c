@@ -34,6 +34,7 @@ static void session_close(struct fpm_server *s, bool error, const char *why)
 	    s->state == FPM_SYNCING ? " and the stale ones are kept until a session settles" : "");
 	event_free(s->rev);
 	s->rev = NULL;
+	event_del(s->resume_ev);
 	close(s->fd);
 	s->fd = -1;
 	s->len = 0;
@@ -58,16 +59,26 @@ static bool stream_prefetch_next(struct fpm_server *s, size_t *ahead)
 	return true;
 }
 
-/* Frame and apply what the buffer holds; false when the stream is broken. */
-static bool stream_process(struct fpm_server *s)
+/*
+ * Frame and apply what the buffer holds, until the slice's deadline: 1 when
+ * every complete frame was applied, 0 when the deadline stopped it with
+ * frames left, -1 when the stream is broken (the session is closed).
+ */
+static int stream_process(struct fpm_server *s, uint64_t deadline_us)
 {
 	size_t off = 0, ahead = 0;
+	unsigned n = 0;
 	long flen;
+	int more = 1;
 
 	/* The table slots of frame i + FPM_PREFETCH_AHEAD load while frame i is applied. */
 	for (unsigned i = 0; i < FPM_PREFETCH_AHEAD && stream_prefetch_next(s, &ahead); i++)
 		;
 	while ((flen = fpm_frame_check(s->buf + off, s->len - off)) > 0) {
+		if (++n % FPM_SLICE_CHECK == 0 && mono_us() >= deadline_us) {
+			more = 0;
+			break;
+		}
 		stream_prefetch_next(s, &ahead);
 		const uint8_t *payload = s->buf + off + FPM_HDR_LEN;
 		size_t plen = (size_t)flen - FPM_HDR_LEN;
@@ -90,9 +101,9 @@ static bool stream_process(struct fpm_server *s)
 		snprintf(why, sizeof(why), "invalid FPM header (%s, bytes %02x %02x %02x %02x)",
 		         fpm_err_name[-flen], s->buf[0], s->buf[1], s->buf[2], s->buf[3]);
 		session_close(s, true, why);
-		return false;
+		return -1;
 	}
-	return true;
+	return more;
 }
 
 /*
@@ -118,11 +129,21 @@ static void fpm_batch_retry_cb(evutil_socket_t fd, short what, void *arg)
 	fpm_batch_close(arg);
 }
 
+/*
+ * One slice of the session's work: the frames a slice before left, then
+ * reads, each applied as it comes, until FPM_READ_BUDGET bytes or
+ * FPM_SLICE_US. Then the loop runs its other events (timers, management,
+ * the watchdog): frames left in the buffer resume from a zero timer, bytes
+ * left in the socket from the socket's readiness.
+ */
 static void fpm_read_some(struct fpm_server *s)
 {
+	static const struct timeval now = {0, 0};
+	uint64_t deadline = mono_us() + FPM_SLICE_US;
 	size_t budget = FPM_READ_BUDGET;
+	int r = s->len ? stream_process(s, deadline) : 1;
 
-	while (budget > 0) {
+	while (r > 0 && budget > 0 && mono_us() < deadline) {
 		size_t room = FPM_BUF_SIZE - s->len;
 		ssize_t n = read(s->fd, s->buf + s->len, room < budget ? room : budget);
 		if (n == 0) {
@@ -139,15 +160,18 @@ static void fpm_read_some(struct fpm_server *s)
 		s->len += (size_t)n;
 		s->bytes += (uint64_t)n;
 		budget = (size_t)n >= budget ? 0 : budget - (size_t)n;
-		if (!stream_process(s))
-			return;
+		r = stream_process(s, deadline);
 	}
+	if (r == 0)
+		evtimer_add(s->resume_ev, &now);
 }
 
 static void fpm_read_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct fpm_server *s = arg;
 
+	if (s->fd < 0)
+		return; /* the resume timer of a session that has ended */
 	fpm_table_batch_begin(s->table);
 	fpm_read_some(s);
 	fpm_batch_close(s);
@@ -331,7 +355,9 @@ struct fpm_server *fpm_server_new(struct event_base *base, const struct cfg_fpm 
 	s->table = fpm_table_new(rib, dp);
 	s->settle_ev = evtimer_new(base, fpm_settle_cb, s);
 	s->batch_ev = evtimer_new(base, fpm_batch_retry_cb, s);
-	if (!s->buf || !s->scratch || !s->table || !s->settle_ev || !s->batch_ev) {
+	s->resume_ev = evtimer_new(base, fpm_read_cb, s);
+	if (!s->buf || !s->scratch || !s->table || !s->settle_ev || !s->batch_ev ||
+	    !s->resume_ev) {
 		log_warnx("fpm: out of memory starting the server");
 		goto fail;
 	}
@@ -369,6 +395,8 @@ void fpm_server_free(struct fpm_server *s)
 		event_free(s->settle_ev);
 	if (s->batch_ev)
 		event_free(s->batch_ev);
+	if (s->resume_ev)
+		event_free(s->resume_ev);
 	fpm_table_free(s->table);
 	free(s->buf);
 	free(s->scratch);

@@ -158,7 +158,9 @@ int fpm_nh_dep6_add(struct fpm_table *t, struct fpm_nh *n, struct fpm_r6 *e)
 	if (arr_reserve((void **)&n->deps6, n->ndeps6, &n->cdeps6, sizeof(*n->deps6)) != 0)
 		return -1;
 	e->pos = n->ndeps6;
-	n->deps6[n->ndeps6++] = e;
+	struct fpm_r6_id *id = &n->deps6[n->ndeps6++];
+	memcpy(id->prefix, e->prefix, sizeof(id->prefix));
+	id->len = e->len;
 	return 0;
 }
 
@@ -166,9 +168,12 @@ void fpm_nh_dep6_del(struct fpm_table *t, struct fpm_nh *n, uint32_t pos)
 {
 	uint32_t last = --n->ndeps6;
 
+	/* Swap-remove, and tell the route that moved where it now is. */
 	if (pos != last) {
 		n->deps6[pos] = n->deps6[last];
-		n->deps6[pos]->pos = pos;
+		struct fpm_r6 *moved = fpm_r6_find(t, &n->deps6[pos]);
+		if (moved)
+			moved->pos = pos;
 	}
 	nh_gc(t, n);
 }
@@ -264,7 +269,7 @@ static void nh_update_target(struct fpm_table *t, struct fpm_nh *n)
 	if (memcmp(&tg6, &n->target6, sizeof(tg6))) {
 		n->target6 = tg6;
 		for (uint32_t i = 0; i < n->ndeps6; i++)
-			fpm_r6_reprogram(t, n->deps6[i], &n->target6);
+			fpm_r6_reprogram(t, &n->deps6[i], &n->target6);
 	}
 }
 
@@ -369,6 +374,6 @@ void fpm_nh_settle(struct fpm_table *t)
 		for (uint32_t i = 0; i < n->ndeps; i++)
 			fpm_r4_reprogram(t, n->deps[i], &n->target);
 		for (uint32_t i = 0; i < n->ndeps6; i++)
-			fpm_r6_reprogram(t, n->deps6[i], &n->target6);
+			fpm_r6_reprogram(t, &n->deps6[i], &n->target6);
 	}
 }

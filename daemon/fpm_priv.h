@@ -11,7 +11,9 @@
 #include "lib/log.h"
 
 #define FPM_BUF_SIZE       (1u << 20)   /* stream buffer; always room for one whole frame */
-#define FPM_READ_BUDGET    (256u << 10) /* bytes read and applied per callback: ~4k routes */
+#define FPM_READ_BUDGET    (256u << 10) /* bytes read and applied per slice at most: ~4k routes */
+#define FPM_SLICE_US       2000         /* then back to the loop: its gauge ticks every 10 ms */
+#define FPM_SLICE_CHECK    32           /* frames between looks at the clock (~30 us of work) */
 #define FPM_RCVBUF         (4 << 20)    /* let zebra's replay run ahead of us without stalling it */
 #define FPM_SWEEP_CHUNK    8192u        /* stale routes removed per loop turn: <= ~16 ms measured */
 #define FPM_SETTLE_TICK    100          /* ms between settle checks */
@@ -26,7 +28,8 @@ struct fpm_server {
 	enum fpm_state state;
 	int lfd, fd;
 	struct event *lev, *rev, *settle_ev;
-	struct event *batch_ev; /* retries closing a FIB6 batch that needed a reclaim */
+	struct event *batch_ev;  /* retries closing a FIB6 batch that needed a reclaim */
+	struct event *resume_ev; /* zero timer: frames a slice left in buf (fpm_read_some) */
 	struct fpm_table *table;
 
 	uint8_t *buf; /* stream bytes not yet framed; malloc'd, so 4-byte aligned */

@@ -17,60 +17,73 @@
 
 #include "daemon/fpm_table_priv.h"
 
-void fpm_r6_free_all(struct fpm_table *t)
+/*
+ * 136 bits into 64: both halves and the length multiplied in, then mixed
+ * (murmur3's finaliser, one round short), so every bit of the prefix
+ * reaches the bits oa_home takes. Equal keys for two routes are allowed
+ * (oa_find_eq), just rare.
+ */
+static uint64_t r6_key(const uint8_t prefix[16], uint8_t len)
 {
-	for (uint32_t b = 0; b < t->r6_buckets; b++)
-		while (t->r6[b]) {
-			struct fpm_r6 *n = t->r6[b]->next;
-			free(t->r6[b]);
-			t->r6[b] = n;
-		}
+	uint64_t hi, lo;
+
+	memcpy(&hi, prefix, 8);
+	memcpy(&lo, prefix + 8, 8);
+	uint64_t h = hi * 0xff51afd7ed558ccdull ^ (lo + len) * 0xc4ceb9fe1a85ec53ull;
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	return h ? h : 1; /* 0 is the empty slot */
 }
 
-static uint32_t r6_hash(const uint8_t *prefix, uint8_t len, uint32_t nbuckets)
+static bool r6_eq(const void *e, const void *arg)
 {
-	uint64_t a, b;
+	const struct fpm_r6 *r = e;
+	const struct fpm_r6_id *id = arg;
 
-	memcpy(&a, prefix, 8);
-	memcpy(&b, prefix + 8, 8);
-	uint64_t h = (a * 0x9e3779b97f4a7c15ull) ^ (b + len) * 0xff51afd7ed558ccdull;
-	return (uint32_t)(h >> 32) & (nbuckets - 1);
+	return r->len == id->len && !memcmp(r->prefix, id->prefix, 16);
+}
+
+static struct fpm_r6_id r6_id(const uint8_t *prefix, uint8_t len)
+{
+	struct fpm_r6_id id = {.len = len};
+
+	memcpy(id.prefix, prefix, 16);
+	return id;
+}
+
+struct fpm_r6 *fpm_r6_find(const struct fpm_table *t, const struct fpm_r6_id *id)
+{
+	return oa_find_eq(&t->r6, r6_key(id->prefix, id->len), r6_eq, id);
 }
 
 void fpm_r6_prefetch(const struct fpm_table *t, const uint8_t *dst, uint8_t len)
 {
-	__builtin_prefetch(&t->r6[r6_hash(dst, len, t->r6_buckets)], 0);
+	uint64_t key = r6_key(dst, len);
+	const void *old = oa_old_home_slot(&t->r6, key);
+
+	__builtin_prefetch(oa_home_slot(&t->r6, key), 1);
+	if (old)
+		__builtin_prefetch(old, 0);
 	if (t->rib6)
 		rib6_route_prefetch(t->rib6, dst, len);
 }
 
-static struct fpm_r6 **r6_link(struct fpm_table *t, const uint8_t *prefix, uint8_t len)
+int fpm_r6_session_start(struct fpm_table *t)
 {
-	struct fpm_r6 **pp = &t->r6[r6_hash(prefix, len, t->r6_buckets)];
+	struct fpm_r6_id *stale = NULL;
+	uint32_t n = 0;
 
-	while (*pp && ((*pp)->len != len || memcmp((*pp)->prefix, prefix, 16)))
-		pp = &(*pp)->next;
-	return pp;
-}
-
-static void r6_grow(struct fpm_table *t)
-{
-	uint32_t nb = t->r6_buckets * 2;
-	struct fpm_r6 **n = calloc(nb, sizeof(*n));
-
-	if (!n)
-		return; /* longer chains, still correct */
-	for (uint32_t b = 0; b < t->r6_buckets; b++)
-		for (struct fpm_r6 *e = t->r6[b], *next; e; e = next) {
-			next = e->next;
-			uint32_t h = r6_hash(e->prefix, e->len, nb);
-			e->next = n[h];
-			n[h] = e;
-		}
-	free(t->r6);
-	t->r6 = n;
-	t->r6_buckets = nb;
-	t->r6_sweep_pos = 0; /* entries moved: a sweep under way starts over (it is idempotent) */
+	if (t->r6.nused && !(stale = malloc((size_t)t->r6.nused * sizeof(*stale))))
+		return -ENOMEM;
+	uint64_t pos = 0;
+	for (const struct fpm_r6 *e; (e = oa_next(&t->r6, &pos)) != NULL;)
+		stale[n++] = r6_id(e->prefix, e->len);
+	free(t->stale6);
+	t->stale6 = stale;
+	t->nstale6 = n;
+	t->stale6_pos = 0;
+	return 0;
 }
 
 /* RFC 4291 §2.5.6: fe80::/10. */
@@ -161,7 +174,7 @@ static void r6_reject(struct fpm_table *t, struct fpm_r6 *e, enum fpm_reject r, 
 }
 
 /* As r4_program: pending keeps the old forwarding until the session settles. */
-void fpm_r6_reprogram(struct fpm_table *t, struct fpm_r6 *e, const struct fpm_target6 *tg)
+static void r6_program(struct fpm_table *t, struct fpm_r6 *e, const struct fpm_target6 *tg)
 {
 	if (tg->pending) {
 		if (t->settled)
@@ -183,6 +196,15 @@ void fpm_r6_reprogram(struct fpm_table *t, struct fpm_r6 *e, const struct fpm_ta
 	r6_flags_set(t, e, R4_IN_RIB);
 }
 
+void fpm_r6_reprogram(struct fpm_table *t, const struct fpm_r6_id *id,
+                      const struct fpm_target6 *tg)
+{
+	struct fpm_r6 *e = fpm_r6_find(t, id);
+
+	if (e)
+		r6_program(t, e, tg);
+}
+
 static const struct fpm_target6 target6_pending = {.reject = -1, .pending = true};
 
 static void r6_nh_unlink(struct fpm_table *t, struct fpm_r6 *e)
@@ -192,29 +214,31 @@ static void r6_nh_unlink(struct fpm_table *t, struct fpm_r6 *e)
 	e->nh = 0;
 }
 
-/* The entry for r's prefix, created, or re-marked for this session; NULL when refused. */
+/*
+ * The entry for r's prefix, created, or re-marked for this session; NULL
+ * when refused. It stays where it is until the table changes again.
+ */
 static struct fpm_r6 *r6_claim(struct fpm_table *t, const struct fpm_route *r)
 {
-	struct fpm_r6 **pp = r6_link(t, r->dst, r->dst_len), *e = *pp;
+	struct fpm_r6_id id = r6_id(r->dst, r->dst_len);
+	uint64_t key = r6_key(id.prefix, id.len);
 
-	if ((!e || e->gen != t->gen) && !fpm_limit_admit(t, 1)) {
+	if (oa_reserve(&t->r6) != 0) {
+		fpm_log_reject(t, AF_INET6, r->dst, r->dst_len, FPM_REJ_RIB, -ENOMEM);
+		return NULL;
+	}
+	struct fpm_r6 *e = oa_slot_eq(&t->r6, key, r6_eq, &id);
+	if ((!e->key || e->gen != t->gen) && !fpm_limit_admit(t, 1)) {
 		/* New to this session: a stale entry stays as it is, and is swept. */
 		fpm_log_reject(t, AF_INET6, r->dst, r->dst_len, FPM_REJ_LIMIT, t->limit[1]);
 		return NULL;
 	}
-	if (!e) {
-		if (!(e = calloc(1, sizeof(*e)))) {
-			fpm_limit_release(t, 1);
-			fpm_log_reject(t, AF_INET6, r->dst, r->dst_len, FPM_REJ_RIB, -ENOMEM);
-			return NULL;
-		}
-		memcpy(e->prefix, r->dst, 16);
-		e->len = r->dst_len;
+	if (!e->key) {
+		oa_claim(&t->r6, e, key);
+		memcpy(e->prefix, id.prefix, 16);
+		e->len = id.len;
 		e->gen = t->gen;
-		*pp = e;
 		t->c.ipv6_added++;
-		if (++t->r6_used > t->r6_buckets * 2)
-			r6_grow(t);
 	} else if (e->gen != t->gen) {
 		/* Re-announced in the replay: no longer stale; the old object link is void. */
 		e->gen = t->gen;
@@ -248,13 +272,11 @@ void fpm_r6_new(struct fpm_table *t, const struct fpm_route *r)
 			use = n->state == NHS_KNOWN ? &n->target6 : &target6_pending;
 		}
 	}
-	fpm_r6_reprogram(t, e, use);
+	r6_program(t, e, use);
 }
 
-static void r6_unlink(struct fpm_table *t, struct fpm_r6 **pp)
+static void r6_unlink(struct fpm_table *t, struct fpm_r6 *e)
 {
-	struct fpm_r6 *e = *pp;
-
 	if (e->gen != t->gen)
 		t->nstale_left--;
 	else
@@ -262,42 +284,38 @@ static void r6_unlink(struct fpm_table *t, struct fpm_r6 **pp)
 	r6_nh_unlink(t, e);
 	r6_withdraw(t, e);
 	r6_flags_set(t, e, 0);
-	*pp = e->next;
-	free(e);
-	t->r6_used--;
+	oa_remove(&t->r6, e);
 }
 
 void fpm_r6_del(struct fpm_table *t, const struct fpm_route *r)
 {
-	struct fpm_r6 **pp = r6_link(t, r->dst, r->dst_len);
+	struct fpm_r6_id id = r6_id(r->dst, r->dst_len);
+	struct fpm_r6 *e = fpm_r6_find(t, &id);
 
-	if (!*pp) {
+	if (!e) {
 		t->c.routes_del_unknown++;
 		return;
 	}
-	r6_unlink(t, pp);
+	r6_unlink(t, e);
 	t->c.ipv6_deleted++;
 }
 
 bool fpm_r6_sweep(struct fpm_table *t, unsigned *budget)
 {
 	/* nstale_left counts IPv4 and IPv6: once the IPv4 list is done, what is left is IPv6. */
-	while (t->nstale_left && t->r6_sweep_pos < t->r6_buckets) {
+	while (t->nstale_left && t->stale6_pos < t->nstale6) {
 		if (!*budget)
 			return false;
 		--*budget;
-		for (struct fpm_r6 **pp = &t->r6[t->r6_sweep_pos]; *pp;) {
-			if ((*pp)->gen == t->gen) {
-				pp = &(*pp)->next;
-				continue;
-			}
-			r6_unlink(t, pp);
-			t->c.ipv6_swept++;
-			*budget -= *budget > 0;
-		}
-		t->r6_sweep_pos++;
+		struct fpm_r6 *e = fpm_r6_find(t, &t->stale6[t->stale6_pos++]);
+		if (!e || e->gen == t->gen)
+			continue;
+		r6_unlink(t, e);
+		t->c.ipv6_swept++;
 	}
-	t->r6_sweep_pos = 0;
+	free(t->stale6);
+	t->stale6 = NULL;
+	t->nstale6 = t->stale6_pos = 0;
 	return true;
 }
 

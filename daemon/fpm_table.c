@@ -48,7 +48,7 @@ static const char *const fpm_err_desc[FPM_E__MAX] = {[FPM_OK] = "no error",
 #define FPM_R4_SLOTS_INIT (1u << 16)
 #endif
 #define R4_SLOTS_INIT   FPM_R4_SLOTS_INIT
-#define R6_BUCKETS_INIT 1024u
+#define R6_SLOTS_INIT   4096u
 #define NHIX_SLOTS_INIT 1024u
 
 struct fpm_table *fpm_table_new(struct rib *rib, const struct dataplane *dp)
@@ -61,9 +61,8 @@ struct fpm_table *fpm_table_new(struct rib *rib, const struct dataplane *dp)
 	t->dp = dp;
 	t->gen = 1;
 	t->settled = true;
-	t->r6_buckets = R6_BUCKETS_INIT;
-	t->r6 = calloc(t->r6_buckets, sizeof(*t->r6));
-	if (!t->r6 || oa_init(&t->r4, sizeof(struct fpm_r4), R4_SLOTS_INIT) != 0 ||
+	if (oa_init(&t->r6, sizeof(struct fpm_r6), R6_SLOTS_INIT) != 0 ||
+	    oa_init(&t->r4, sizeof(struct fpm_r4), R4_SLOTS_INIT) != 0 ||
 	    oa_init(&t->nhix, sizeof(struct fpm_nh_ix), NHIX_SLOTS_INIT) != 0) {
 		fpm_table_free(t);
 		return NULL;
@@ -80,11 +79,10 @@ void fpm_table_free(struct fpm_table *t)
 	free(t->nh);
 	free(t->nh_free);
 	oa_fini(&t->nhix);
-	if (t->r6)
-		fpm_r6_free_all(t);
-	free(t->r6);
+	oa_fini(&t->r6);
 	oa_fini(&t->r4);
 	free(t->stale);
+	free(t->stale6);
 	free(t);
 }
 
@@ -541,8 +539,11 @@ int fpm_table_session_start(struct fpm_table *t)
 	uint64_t *stale = NULL;
 	uint32_t n = 0;
 
-	if (t->r4.nused && !(stale = malloc((size_t)t->r4.nused * sizeof(*stale))))
+	if ((t->r4.nused && !(stale = malloc((size_t)t->r4.nused * sizeof(*stale)))) ||
+	    fpm_r6_session_start(t) != 0) {
+		free(stale);
 		return -ENOMEM;
+	}
 	uint64_t pos = 0;
 	for (const void *e; (e = oa_next(&t->r4, &pos)) != NULL;)
 		stale[n++] = oa_key(e);
@@ -552,7 +553,7 @@ int fpm_table_session_start(struct fpm_table *t)
 	t->stale = stale;
 	t->nstale = n;
 	t->stale_pos = 0;
-	t->nstale_left = (uint64_t)n + t->r6_used;
+	t->nstale_left = (uint64_t)n + t->nstale6;
 	t->gen++;
 	t->settled = false;
 	fpm_limit_session_start(t);
@@ -590,7 +591,7 @@ bool fpm_table_sweep(struct fpm_table *t, unsigned budget)
 void fpm_table_get_counters(const struct fpm_table *t, struct fpm_table_counters *out)
 {
 	*out = t->c;
-	out->routes6 = t->r6_used;
+	out->routes6 = t->r6.nused;
 	out->routes6_rib = t->c.routes6_rib;
 	out->routes6_pending = t->c.routes6_pending;
 	out->routes6_rejected = t->c.routes6_rejected;

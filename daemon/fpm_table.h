@@ -134,8 +134,9 @@ void fpm_table_prefetch(const struct fpm_table *t, const uint8_t *payload, size_
 
 /*
  * FIB6 updates between these two reach the workers together at the end
- * (fib6_batch_begin): a read's worth of IPv6 routes (~4k) rebuilds each
- * trie node it touches once, not once per route. fpm_table_batch_end: 0,
+ * (fib6_batch_begin): a slice's worth of IPv6 routes (up to ~3k, 2 ms
+ * or 256 KiB: fpm.c) rebuilds each trie node it touches once, not once
+ * per route. fpm_table_batch_end: 0,
  * or -ENOSPC/-ENOMEM when the FIB6 needs a reclaim (after a grace period)
  * first; the batch then stays open: call it again later. Inside a batch
  * the RIB6 finds the port of a gateway given without an interface in the

@@ -35,17 +35,25 @@ struct fpm_r4 {
 };
 
 /*
- * An IPv6 route of the main table, chained hash (fpm_r6.c). Entries never
- * move, so next-hop objects list their IPv6 dependents by pointer.
+ * An IPv6 route of the main table: one entry of an oa_table (as the IPv4
+ * routes are), keyed by a 64-bit hash of prefix and length, the prefix
+ * compared on lookup (oa_find_eq). Entries move (growth, deletes), so
+ * next-hop objects list their IPv6 dependents by prefix (fpm_r6_id).
  */
 struct fpm_r6 {
-	struct fpm_r6 *next;
+	uint64_t key; /* fpm_r6_key(prefix, len), never 0 */
 	uint8_t prefix[16];
 	uint8_t len;
 	uint8_t flags; /* R4_IN_RIB (in the RIB6), R4_PENDING, R4_REJECTED */
 	uint32_t gen;  /* session that last announced it */
 	uint32_t nh;   /* next-hop object slot + 1, valid only when gen is current; 0 = none */
 	uint32_t pos;  /* index in that object's IPv6 dependents */
+};
+
+/* What an IPv6 route is: how next-hop objects and the stale list name one. */
+struct fpm_r6_id {
+	uint8_t prefix[16];
+	uint8_t len;
 };
 
 /* How a route or next-hop object resolves for the RIB. Compared with memcmp: zero it first. */
@@ -90,7 +98,7 @@ struct fpm_nh {
 	uint32_t nparents, cparents;
 	uint64_t *deps; /* IPv4 routes using it (fpm_r4 keys) */
 	uint32_t ndeps, cdeps;
-	struct fpm_r6 **deps6; /* IPv6 routes using it */
+	struct fpm_r6_id *deps6; /* IPv6 routes using it */
 	uint32_t ndeps6, cdeps6;
 };
 
@@ -109,9 +117,7 @@ struct fpm_table {
 
 	struct oa_table r4; /* of struct fpm_r4 */
 
-	struct fpm_r6 **r6;
-	uint32_t r6_buckets, r6_used;
-	uint32_t r6_sweep_pos; /* next bucket the sweep looks at */
+	struct oa_table r6; /* of struct fpm_r6 */
 	bool batch;            /* a FIB6 batch is open (fpm_table_batch_begin) */
 
 	struct fpm_nh **nh;    /* by slot; objects never move, so pointers stay valid */
@@ -121,6 +127,8 @@ struct fpm_table {
 
 	uint64_t *stale; /* keys of IPv4 routes that were known when the session began */
 	uint32_t nstale, stale_pos;
+	struct fpm_r6_id *stale6; /* IPv6 routes known when the session began */
+	uint32_t nstale6, stale6_pos;
 	uint64_t nstale_left; /* IPv4 + IPv6 entries not re-announced yet */
 
 	struct fpm_msg msg[2]; /* a held RTM_DELROUTE and the message after it */
@@ -173,11 +181,15 @@ void fpm_r6_new(struct fpm_table *t, const struct fpm_route *r);
 void fpm_r6_del(struct fpm_table *t, const struct fpm_route *r);
 /* Remove up to *budget entries of earlier sessions (decremented); true when none is left. */
 bool fpm_r6_sweep(struct fpm_table *t, unsigned *budget);
-void fpm_r6_free_all(struct fpm_table *t);
+/* The IPv6 routes of the session beginning: the list the sweep goes through. 0 or -ENOMEM. */
+int fpm_r6_session_start(struct fpm_table *t);
+struct fpm_r6 *fpm_r6_find(const struct fpm_table *t, const struct fpm_r6_id *id);
 /* IPv6 paths to what the RIB6 takes (as fpm_target_from_paths for IPv4). */
 void fpm_target6_from_paths(struct fpm_table *t, const struct fpm_path *p, unsigned n,
                             struct fpm_target6 *tg);
-void fpm_r6_reprogram(struct fpm_table *t, struct fpm_r6 *e, const struct fpm_target6 *tg);
+/* Program the route id names (if it is there) as tg says. */
+void fpm_r6_reprogram(struct fpm_table *t, const struct fpm_r6_id *id,
+                      const struct fpm_target6 *tg);
 /* Start loading the buckets (this table's, the RIB6's) an IPv6 route will touch. */
 void fpm_r6_prefetch(const struct fpm_table *t, const uint8_t *dst, uint8_t len);
 

@@ -14,6 +14,15 @@
  * single insert rehashes a million entries (that held the control loop for
  * ~0.2 s at a full table).
  * Meanwhile a key is in exactly one of the two, and lookups try both.
+ *
+ * The bigger table is mapped earlier, at 5/8 full, and faulted in one huge
+ * page per step while the table fills to 3/4 (oa_prep_step). Left to the
+ * inserts, the first ones after a growth fault in every page of the new
+ * table at once (their homes are random): 2 x 48 MiB when the RIB and the
+ * FPM table grew together at ~786k routes, 0.16 - 0.23 s of page zeroing
+ * in one read callback, measured with the control loop's gauge. Faulted
+ * ahead, no page of it is first mapped as the zero page by a probe and
+ * faulted again by the write either.
  */
 #ifndef CELLGATE_OA_TABLE_H
 #define CELLGATE_OA_TABLE_H
@@ -36,6 +45,13 @@ struct oa_table {
 	 */
 	uint8_t *old;
 	uint32_t old_nslots, old_nused, mig, mig_from;
+	/*
+	 * Before growing: the next table (2 * nslots), mapped once the table is
+	 * 5/8 full (at nused next_from), of which next_done bytes are faulted in.
+	 */
+	uint8_t *next;
+	size_t next_done;
+	uint32_t next_from;
 };
 
 /* Old slots moved per oa_reserve: at least 4/3 are needed to finish before the new one fills. */
@@ -107,7 +123,9 @@ static inline void oa_fini(struct oa_table *t)
 	oa_free(t->slots, (size_t)t->nslots * t->esz);
 	if (t->old)
 		oa_free(t->old, (size_t)t->old_nslots * t->esz);
-	t->slots = t->old = NULL;
+	if (t->next)
+		oa_free(t->next, (size_t)t->nslots * 2 * t->esz);
+	t->slots = t->old = t->next = NULL;
 }
 
 /* In slots[0..nslots): the entry holding key, or the empty slot where it would go. */
@@ -252,6 +270,55 @@ static inline void oa_migrate(struct oa_table *t, uint32_t budget)
 	}
 }
 
+/* Fault in [from, to) of a fresh mapping, writable (zeroed pages, as mmap gives them). */
+static inline void oa_populate(uint8_t *p, size_t from, size_t to)
+{
+#ifdef MADV_POPULATE_WRITE
+	if (madvise(p + from, to - from, MADV_POPULATE_WRITE) == 0)
+		return;
+#endif
+	/* Kernels before 5.14: a store per page (a huge page faults in whole at its first). */
+	for (size_t o = from; o < to; o += 4096)
+		((volatile uint8_t *)p)[o] = 0;
+}
+
+/*
+ * Map the next table at 5/8 full, then fault in one huge page of it at a
+ * time, as many as keep up with the inserts: all of it by 3/4 (nslots / 8
+ * inserts later), so no single insert waits for more than one page. Only
+ * for tables big enough to be mapped (oa_alloc); a step that has nothing
+ * to do costs a comparison.
+ */
+static inline void oa_prep_step(struct oa_table *t)
+{
+	size_t total = (size_t)t->nslots * 2 * t->esz;
+
+	if (!t->next) {
+		if (t->old || total < OA_HUGE_PAGE ||
+		    (uint64_t)(t->nused + 1) * 8 <= (uint64_t)t->nslots * 5)
+			return;
+		if (!(t->next = oa_alloc(total)))
+			return; /* oa_reserve tries again when it must grow */
+		t->next_done = 0;
+		t->next_from = t->nused;
+	}
+	if (t->next_done >= total)
+		return;
+	uint64_t window = t->nslots / 8, done = t->nused > t->next_from ? t->nused - t->next_from : 0;
+	size_t pages = (total + OA_HUGE_PAGE - 1) / OA_HUGE_PAGE;
+	/*
+	 * Tables that fill together (the RIB's and the FPM table's) would each
+	 * fault a page on the same insert: a phase from the mapping's address
+	 * moves this one's steps up to one page early, so they rarely coincide.
+	 */
+	uint64_t phase = ((uintptr_t)t->next / OA_HUGE_PAGE) % (window / pages + 1);
+	if ((uint64_t)(t->next_done / OA_HUGE_PAGE) * window > (done + 1 + phase) * pages)
+		return; /* ahead of the inserts */
+	size_t end = t->next_done + OA_HUGE_PAGE < total ? t->next_done + OA_HUGE_PAGE : total;
+	oa_populate(t->next, t->next_done, end);
+	t->next_done = end;
+}
+
 /*
  * Make room for one more entry: moves a few old slots over while growing;
  * once the table is 3/4 full, starts growing into one twice its size (and
@@ -262,11 +329,16 @@ static inline int oa_reserve(struct oa_table *t)
 	uint8_t *n;
 
 	oa_migrate(t, OA_MIGRATE_SLOTS);
+	oa_prep_step(t);
 	if ((uint64_t)(t->nused + 1) * 4 <= (uint64_t)t->nslots * 3)
 		return 0;
 	oa_migrate(t, UINT32_MAX); /* not expected: the steps finish first */
-	if (!(n = oa_alloc((size_t)t->nslots * 2 * t->esz)))
+	if (t->next) {
+		n = t->next; /* faulted in by now, but for what deletes held back */
+		t->next = NULL;
+	} else if (!(n = oa_alloc((size_t)t->nslots * 2 * t->esz))) {
 		return -ENOMEM;
+	}
 	t->old = t->slots;
 	t->old_nslots = t->nslots;
 	t->old_nused = t->nused;
@@ -281,7 +353,7 @@ static inline int oa_reserve(struct oa_table *t)
 /* Bytes of slots held (both tables while growing). */
 static inline size_t oa_bytes(const struct oa_table *t)
 {
-	return ((size_t)t->nslots + t->old_nslots) * t->esz;
+	return ((size_t)t->nslots + t->old_nslots) * t->esz + (t->next ? t->next_done : 0);
 }
 
 /* Empty the table (keeping its current size). */
@@ -289,7 +361,9 @@ static inline void oa_clear(struct oa_table *t)
 {
 	if (t->old)
 		oa_free(t->old, (size_t)t->old_nslots * t->esz);
-	t->old = NULL;
+	if (t->next)
+		oa_free(t->next, (size_t)t->nslots * 2 * t->esz);
+	t->old = t->next = NULL;
 	t->old_nslots = t->old_nused = t->mig = t->mig_from = 0;
 	memset(t->slots, 0, (size_t)t->nslots * t->esz);
 	t->nused = 0;

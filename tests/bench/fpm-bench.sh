@@ -127,6 +127,21 @@ if [ -n "$PERF_OUT" ]; then
 	PERF=$!
 	sleep 0.5
 fi
+# The control loop's own gauge (a 10 ms timer): its worst lag since start, and
+# the largest part of a lag the thread itself was running (work that did not
+# yield). Read before fpm_bench too, so what start-up cost is told apart.
+loop_gauge() {
+	curl -s --max-time 10 --unix-socket "$WORK/run/restconf.sock" \
+		http://localhost/restconf/data/cellgate:cellgate/state/loop | "$PY" -c '
+import json, sys
+try:
+    l = json.load(sys.stdin)["cellgate:loop"]
+    print("loop %s: lag-max %.1f ms at %s, busy-max %.1f ms, %d ticks" % (sys.argv[1],
+          l["lag-max"] / 1e3, l.get("lag-max-time", "-"), l["busy-max"] / 1e3, int(l["ticks"])))
+except (ValueError, KeyError):
+    print("loop: no reading from the RESTCONF socket")' "$1"
+}
+loop_gauge before
 SIX=()
 [ "$V6" = 1 ] && SIX=(-6 "$WORK/nets6")
 ip netns exec "$NS_R" taskset -c 0 "$BENCH" -f "$WORK/nets" -p "$(cat "$WORK/run/cellgated.pid")" \
@@ -141,5 +156,6 @@ sleep 0.3
 kill "$RX"; wait "$RX" 2>/dev/null; RX=""
 read -r DROPS1 TX1 < <(ports)
 echo "flow: cellgated dropped $((DROPS1 - DROPS0)) on eth0, sent $((TX1 - TX0)) out of eth1"
+loop_gauge after
 grep -E "fpm: (session|.*settled)" "$WORK/cellgated.log" | sed 's/^/cellgated: /'
 exit $rc

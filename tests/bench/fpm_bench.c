@@ -241,30 +241,53 @@ static double run(const struct opts *o, const struct fpm_buf *b, const char *key
 }
 
 /*
- * CPU seconds cellgated's control thread (the main thread: the FPM server
- * runs in its event loop) has used: utime + stime of /proc/PID/task/PID/stat.
- * On a loaded machine routes per CPU-second say what the code costs; the
+ * Where the control thread's time went: CPU seconds it ran (the main thread:
+ * the FPM server runs in its event loop) and seconds it was runnable but
+ * waiting for a CPU, from /proc/PID/task/PID/schedstat (nanoseconds; the
+ * tick-based utime + stime of stat round to 10 ms). The rest of a phase's
+ * wall clock the thread slept: waiting for bytes, or its timers. On a
+ * loaded machine routes per CPU-second say what the code costs; the
  * stats.json polls are counted in it too (a dump every poll).
  */
-static double ctl_cpu_s(pid_t pid)
+struct ctl_times {
+	double run_s, wait_s, self_s; /* self: this process's CPU (sending, polling) */
+};
+
+static void ctl_times(pid_t pid, struct ctl_times *ct)
 {
-	char path[64], buf[1024];
-	unsigned long ut = 0, st = 0;
+	char path[64];
+	unsigned long long run = 0, wait = 0;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)pid);
-	if (!(f = fopen(path, "r")))
-		return 0;
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	const char *p = strrchr(buf, ')');
-	/* After "(comm)": state is field 3; utime and stime are fields 14 and 15. */
-	for (int field = 2; p && field < 13; field++)
-		p = strchr(p + 1, ' ');
-	if (!p || sscanf(p, " %lu %lu", &ut, &st) != 2)
-		return 0;
-	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", (int)pid, (int)pid);
+	if ((f = fopen(path, "r"))) {
+		if (fscanf(f, "%llu %llu", &run, &wait) != 2)
+			run = wait = 0;
+		fclose(f);
+	}
+	ct->run_s = (double)run / 1e9;
+	ct->wait_s = (double)wait / 1e9;
+	ct->self_s = (double)clock_ns(CLOCK_PROCESS_CPUTIME_ID) / 1e9;
+}
+
+static double ctl_cpu_s(pid_t pid)
+{
+	struct ctl_times ct;
+
+	ctl_times(pid, &ct);
+	return ct.run_s;
+}
+
+/* One phase's split: control thread ran / waited for a CPU / slept; this process's CPU. */
+static void ctl_print(pid_t pid, const struct ctl_times *t0, double wall)
+{
+	struct ctl_times t1;
+
+	ctl_times(pid, &t1);
+	double run = t1.run_s - t0->run_s, wait = t1.wait_s - t0->wait_s;
+	printf("  control thread: ran %.3f s, runnable waiting for a CPU %.3f s, slept %.3f s; "
+	       "fpm_bench's own CPU %.3f s\n",
+	       run, wait, wall - run - wait > 0 ? wall - run - wait : 0, t1.self_s - t0->self_s);
 }
 
 static void rss(pid_t pid, long *rss_kb, long *hwm_kb)
@@ -345,7 +368,9 @@ static void run6(const struct opts *o, int fd, const struct fpm_buf *b6, size_t 
 
 	if (!n6)
 		return;
-	double c0 = ctl_cpu_s(o->pid);
+	struct ctl_times ct;
+	ctl_times(o->pid, &ct);
+	double c0 = ct.run_s;
 	t = send_wait(o, fd, b6, key, base + (long)n6, &sent);
 	double cpu = ctl_cpu_s(o->pid) - c0;
 	rss(o->pid, &r, &h);
@@ -353,6 +378,7 @@ static void run6(const struct opts *o, int fd, const struct fpm_buf *b6, size_t 
 	       "control thread %.2f CPU-s: %.2f M routes per CPU-second (RSS %ld MiB)\n",
 	       what, n6, sent, strcmp(key, "ipv6-installed") ? "re-announced" : "installed", t,
 	       n6 / t / 1e6, cpu, cpu > 0 ? n6 / cpu / 1e6 : 0, r / 1024);
+	ctl_print(o->pid, &ct, t);
 }
 
 int main(int argc, char **argv)
@@ -379,13 +405,16 @@ int main(int argc, char **argv)
 	if (o.mode && !strcmp(o.mode, "replay"))
 		goto replay;
 
-	double c0 = ctl_cpu_s(o.pid);
+	struct ctl_times ct;
+	ctl_times(o.pid, &ct);
+	double c0 = ct.run_s;
 	double t = run(&o, &b, "ipv4-installed", base + (long)n, &sent, &fd);
 	double cpu = ctl_cpu_s(o.pid) - c0;
 	rss(o.pid, &r1, &h1);
 	printf("load IPv4: sent in %.3f s, all installed after %.3f s: %.2f M routes/s; "
 	       "control thread %.2f CPU-s: %.2f M routes per CPU-second\n",
 	       sent, t, n / t / 1e6, cpu, cpu > 0 ? n / cpu / 1e6 : 0);
+	ctl_print(o.pid, &ct, t);
 	printf("cellgated RSS after load: %ld MiB (peak %ld MiB), +%ld MiB for the routes\n",
 	       r1 / 1024, h1 / 1024, (r1 - r0) / 1024);
 	run6(&o, fd, &b6, n6, "load", "ipv6-installed", base6);
@@ -403,12 +432,14 @@ replay:;
 	 */
 	if (!o.mode)
 		close(fd);
-	double c2 = ctl_cpu_s(o.pid);
+	ctl_times(o.pid, &ct);
+	double c2 = ct.run_s;
 	double t2 = run(&o, &b, "reconfirmed", reconf + (long)n, &sent2, &fd2);
 	double cpu2 = ctl_cpu_s(o.pid) - c2;
 	printf("replay IPv4: sent in %.3f s, all re-announced after %.3f s: %.2f M routes/s; "
 	       "control thread %.2f CPU-s: %.2f M routes per CPU-second\n",
 	       sent2, t2, n / t2 / 1e6, cpu2, cpu2 > 0 ? n / cpu2 / 1e6 : 0);
+	ctl_print(o.pid, &ct, t2);
 	run6(&o, fd2, &b6, n6, "replay", "ipv6-reconfirmed", reconf6);
 	sleep(o.keep_s);
 	close(fd2);

@@ -375,6 +375,60 @@ static void test_nexthop_objects(void)
 }
 
 /*
+ * Thousands of IPv6 routes on one object: the FPM table grows under them
+ * (entries move), a third are deleted (the object's dependents swap-removed,
+ * the table's runs shifted back), then the object changes: every route left
+ * follows it, none of the deleted ones comes back.
+ */
+static void test_many_routes_on_one_object(void)
+{
+	struct fpm_buf b = {0};
+	const unsigned n = 10000; /* the table starts at 4096 slots: two growths */
+	char p[48];
+	uint64_t before = counters().routes6;
+	unsigned bad = 0;
+	uint32_t id;
+
+	fb_frame_begin(&b);
+	fb_msg_end(&b, fb_nexthop6(&b, 701, a6("2001:db8:1::2"), IFX(0)));
+	fb_frame_end(&b);
+	for (unsigned i = 0; i < n; i++) {
+		snprintf(p, sizeof(p), "2001:dc8:%x::", i);
+		fb_frame_begin(&b);
+		struct nlmsghdr *m = fb_route6(&b, RTM_NEWROUTE, a6(p), 48, RTN_UNICAST);
+		mnl_attr_put_u32(m, RTA_NH_ID, 701);
+		fb_msg_end(&b, m);
+		fb_frame_end(&b);
+	}
+	feed(&b);
+	CHECK_EQ(counters().routes6, before + n);
+	for (unsigned i = 0; i < n; i += 3) {
+		snprintf(p, sizeof(p), "2001:dc8:%x::", i);
+		route6_del(&b, p, 48);
+	}
+	feed(&b);
+	fb_frame_begin(&b);
+	fb_msg_end(&b, fb_nexthop6(&b, 701, a6("2001:db8:3::2"), IFX(2)));
+	fb_frame_end(&b);
+	feed(&b);
+	for (unsigned i = 0; i < n; i++) {
+		snprintf(p, sizeof(p), "2001:dc8:%x::1", i);
+		const struct nexthop *nh = nh_at(p, 0, &id);
+		bad += i % 3 == 0 ? nh != NULL : !nh || nh->port != 2;
+	}
+	CHECK_EQ(bad, 0);
+	for (unsigned i = 0; i < n; i++) {
+		snprintf(p, sizeof(p), "2001:dc8:%x::", i);
+		if (i % 3)
+			route6_del(&b, p, 48);
+	}
+	feed(&b);
+	CHECK_EQ(counters().routes6, before);
+	CHECK_EQ(group_of("2001:dc8:1::1"), 0);
+	free(b.p);
+}
+
+/*
  * A reconnect: the old session's IPv6 routes keep forwarding (the same FIB6
  * value) while zebra replays; the ones not replayed go at the sweep.
  */
@@ -495,6 +549,7 @@ int main(void)
 	test_ecmp_and_types();
 	test_frr_over_static();
 	test_nexthop_objects();
+	test_many_routes_on_one_object();
 	test_replay_and_sweep();
 	test_limit();
 	test_batch();

@@ -5,11 +5,15 @@
  * incremental growths: every key is found exactly when the reference has
  * it, with its value, whether it still sits in the old table or moved; the
  * iteration visits each entry once; no growth step moves more than
- * OA_MIGRATE_SLOTS slots (so no insert rehashes the table).
+ * OA_MIGRATE_SLOTS slots (so no insert rehashes the table); a big table's
+ * next one is mapped at 5/8 full and resident, a huge page per step at
+ * most, before the growth takes it.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "daemon/oa_table.h"
 #include "tests/unit/check.h"
@@ -175,9 +179,61 @@ static void test_growth_is_incremental(void)
 	oa_fini(&t);
 }
 
+/* Pages of [p, p + len) the kernel has mapped in (mincore). */
+static size_t resident_pages(const uint8_t *p, size_t len)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE), n = (len + pg - 1) / pg, in = 0;
+	unsigned char *v = malloc(n);
+
+	CHECK(v != NULL);
+	if (!v || mincore((void *)p, len, v) != 0)
+		n = 0;
+	for (size_t i = 0; i < n; i++)
+		in += v[i] & 1;
+	free(v);
+	return in;
+}
+
+static void test_next_table_faulted_ahead(void)
+{
+	struct oa_table t;
+	uint64_t k = 1;
+	const uint32_t slots = 1u << 18; /* 4 MiB of entries: the next table is 4 huge pages */
+	size_t total = (size_t)slots * 2 * sizeof(struct entry), max_step = 0;
+
+	memset(ref, 0, sizeof(ref));
+	CHECK_EQ(oa_init(&t, sizeof(struct entry), slots), 0);
+	while ((uint64_t)(t.nused + 1) * 8 <= (uint64_t)slots * 5) {
+		put(&t, k, k), k++;
+		CHECK(t.next == NULL);
+	}
+	uint8_t *next = NULL;
+	while (!t.old) {
+		size_t before = t.next ? t.next_done : 0;
+		put(&t, k, k), k++;
+		if (!t.old) {
+			CHECK(t.next != NULL);
+			next = t.next;
+			if (t.next_done - before > max_step)
+				max_step = t.next_done - before;
+			if (!t.old && (uint64_t)(t.nused + 2) * 4 > (uint64_t)slots * 3) {
+				/* The last insert before the growth: all of it faulted in already. */
+				CHECK_EQ(t.next_done, total);
+				CHECK_EQ(resident_pages(t.next, total), total / (size_t)sysconf(_SC_PAGESIZE));
+			}
+		}
+	}
+	CHECK(max_step <= OA_HUGE_PAGE);
+	CHECK(t.slots == next); /* the growth took the faulted-in table */
+	CHECK(t.next == NULL);
+	check_all(&t);
+	oa_fini(&t);
+}
+
 int main(void)
 {
 	test_random_ops_across_growths();
 	test_growth_is_incremental();
+	test_next_table_faulted_ahead();
 	return check_report("test_oa_table");
 }
