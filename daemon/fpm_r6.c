@@ -17,25 +17,6 @@
 
 #include "daemon/fpm_table_priv.h"
 
-/*
- * 136 bits into 64: both halves and the length multiplied in, then mixed
- * (murmur3's finaliser, one round short), so every bit of the prefix
- * reaches the bits oa_home takes. Equal keys for two routes are allowed
- * (oa_find_eq), just rare.
- */
-static uint64_t r6_key(const uint8_t prefix[16], uint8_t len)
-{
-	uint64_t hi, lo;
-
-	memcpy(&hi, prefix, 8);
-	memcpy(&lo, prefix + 8, 8);
-	uint64_t h = hi * 0xff51afd7ed558ccdull ^ (lo + len) * 0xc4ceb9fe1a85ec53ull;
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdull;
-	h ^= h >> 33;
-	return h ? h : 1; /* 0 is the empty slot */
-}
-
 static bool r6_eq(const void *e, const void *arg)
 {
 	const struct fpm_r6 *r = e;
@@ -54,12 +35,12 @@ static struct fpm_r6_id r6_id(const uint8_t *prefix, uint8_t len)
 
 struct fpm_r6 *fpm_r6_find(const struct fpm_table *t, const struct fpm_r6_id *id)
 {
-	return oa_find_eq(&t->r6, r6_key(id->prefix, id->len), r6_eq, id);
+	return oa_find_eq(&t->r6, oa_key_prefix6(id->prefix, id->len), r6_eq, id);
 }
 
 void fpm_r6_prefetch(const struct fpm_table *t, const uint8_t *dst, uint8_t len)
 {
-	uint64_t key = r6_key(dst, len);
+	uint64_t key = oa_key_prefix6(dst, len);
 	const void *old = oa_old_home_slot(&t->r6, key);
 
 	__builtin_prefetch(oa_home_slot(&t->r6, key), 1);
@@ -221,7 +202,7 @@ static void r6_nh_unlink(struct fpm_table *t, struct fpm_r6 *e)
 static struct fpm_r6 *r6_claim(struct fpm_table *t, const struct fpm_route *r)
 {
 	struct fpm_r6_id id = r6_id(r->dst, r->dst_len);
-	uint64_t key = r6_key(id.prefix, id.len);
+	uint64_t key = oa_key_prefix6(id.prefix, id.len);
 
 	if (oa_reserve(&t->r6) != 0) {
 		fpm_log_reject(t, AF_INET6, r->dst, r->dst_len, FPM_REJ_RIB, -ENOMEM);

@@ -76,6 +76,26 @@ static inline uint32_t oa_home(uint64_t key, uint32_t nslots)
 	return (uint32_t)(key >> 32) & (nslots - 1);
 }
 
+/*
+ * The key of an IPv6 prefix (RIB6, FPM table): 136 bits into 64, both
+ * halves and the length multiplied in, then mixed as murmur3's finaliser
+ * does (one round short), so every bit of the prefix reaches the bits
+ * oa_home takes. Equal keys for two routes are allowed (oa_find_eq), just
+ * rare; never 0, the empty slot.
+ */
+static inline uint64_t oa_key_prefix6(const uint8_t prefix[16], uint8_t len)
+{
+	uint64_t hi, lo, h;
+
+	memcpy(&hi, prefix, 8);
+	memcpy(&lo, prefix + 8, 8);
+	h = hi * 0xff51afd7ed558ccdull ^ (lo + len) * 0xc4ceb9fe1a85ec53ull;
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	return h ? h : 1;
+}
+
 #define OA_HUGE_PAGE (2u << 20)
 
 /*

@@ -29,7 +29,7 @@
  * lookups also compare those (oa_find_eq). 40 bytes a route.
  */
 struct rib6_route {
-	uint64_t key; /* route_key(prefix, len), never 0 */
+	uint64_t key; /* oa_key_prefix6(prefix, len), never 0 */
 	uint8_t prefix[16];
 	uint8_t len;
 	/* Group ids fit 16 bits (NHG_MAX), as in the IPv4 RIB's routes. */
@@ -243,25 +243,6 @@ static uint32_t group_build(struct rib6 *r6, enum nh_type type, const struct rib
 	return g;
 }
 
-/*
- * 136 bits into 64: both halves and the length multiplied in, then mixed
- * as murmur3's finaliser does (one round short). oa_home takes bits 32 and
- * up of this times the golden ratio, so every bit of the prefix must reach
- * them. Equal keys for two routes are allowed (oa_find_eq), just rare.
- */
-static uint64_t route_key(const uint8_t prefix[16], uint8_t len)
-{
-	uint64_t hi, lo;
-
-	memcpy(&hi, prefix, 8);
-	memcpy(&lo, prefix + 8, 8);
-	uint64_t h = hi * 0xff51afd7ed558ccdull ^ (lo + len) * 0xc4ceb9fe1a85ec53ull;
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdull;
-	h ^= h >> 33;
-	return h ? h : 1; /* 0 is the empty slot */
-}
-
 static bool route_eq(const void *e, const void *arg)
 {
 	const struct rib6_route *r = e;
@@ -274,7 +255,7 @@ static struct rib6_route *route_find(const struct rib6 *r6, const uint8_t prefix
 {
 	struct route_id id = {prefix, len};
 
-	return oa_find_eq(&r6->routes, route_key(prefix, len), route_eq, &id);
+	return oa_find_eq(&r6->routes, oa_key_prefix6(prefix, len), route_eq, &id);
 }
 
 /* The prefix order holds exactly the installed routes: r goes from installed to best. */
@@ -354,7 +335,7 @@ int rib6_route_set(struct rib6 *r6, const uint8_t prefix[16], uint8_t len, enum 
 		return -ENOMEM;
 	}
 	struct route_id id = {prefix, len};
-	uint64_t key = route_key(prefix, len);
+	uint64_t key = oa_key_prefix6(prefix, len);
 	struct rib6_route *r = oa_slot_eq(&r6->routes, key, route_eq, &id);
 	if (!r->key) {
 		oa_claim(&r6->routes, r, key);
@@ -395,7 +376,7 @@ void rib6_route_prefetch(const struct rib6 *r6, const uint8_t prefix[16], uint8_
 	const struct oa_table *t = &r6->routes;
 
 	/* Its home in the current table: where it is, unless growth has not moved it yet. */
-	__builtin_prefetch(oa_at(t, oa_home(route_key(prefix, len), t->nslots)), 1);
+	__builtin_prefetch(oa_at(t, oa_home(oa_key_prefix6(prefix, len), t->nslots)), 1);
 }
 
 int rib6_route_best(const struct rib6 *r6, const uint8_t prefix[16], uint8_t len)
