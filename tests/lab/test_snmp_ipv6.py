@@ -140,10 +140,13 @@ def test_port_ipv6_counters_move_exactly(topo, routers, snmp, ifindex):  # noqa:
     after = read()
     d = {c: after[c] - before[c] for c in cols}
     # 56 data + 8 ICMPv6 + 40 IPv6 = 104 octets each way (the IPv6 packet, as
-    # ipIfStatsHCInOctets counts it: no link-layer header).
-    assert d[IN_PKTS] == n and d[FORWARDED] == n and d[DISCARDS] == 0, d
-    assert d[TO_KERNEL] == 0 and d[OUT_PKTS] == n, d
-    assert d[IN_OCTETS] == n * 104 and d[OUT_OCTETS] == n * 104, d
+    # ipIfStatsHCInOctets counts it: no link-layer header). h1's kernel may
+    # also send r neighbour discovery meanwhile (its NUD probes): that goes to
+    # r's kernel, counted as to-kernel; the accounting rule holds either way.
+    assert d[FORWARDED] == n and d[DISCARDS] == 0, d
+    assert d[IN_PKTS] == n + d[TO_KERNEL] and d[TO_KERNEL] <= 3, d
+    assert d[IN_OCTETS] >= n * 104 and (d[TO_KERNEL] or d[IN_OCTETS] == n * 104), d
+    assert d[OUT_PKTS] == n and d[OUT_OCTETS] == n * 104, d
     st = lab.port_of(r, "eth0")
     snap = read()
     assert snap[IN_PKTS] == st["ipv6-in-packets"] and snap[FORWARDED] == st["ipv6-forwarded"], \
