@@ -18,48 +18,54 @@
 
 #include "mgmt/restconf/rc_priv.h"
 
-/* "a.b.c.d/len" -> prefix (host order, host bits cleared) and length; -1 if malformed. */
-int rc_prefix_parse(const char *s, uint32_t *prefix, uint8_t *len)
+/*
+ * "ADDR/len" into buf (the address, NUL-terminated) and the length: 0, or -1
+ * if there is no slash, the length is not decimal digits alone, or over max.
+ */
+static int prefix_split(const char *s, char *buf, size_t size, unsigned max, uint8_t *len)
 {
-	char buf[24], *slash, *end;
-	struct in_addr a;
+	char *slash, *end;
 	unsigned long l;
 
-	if (strlen(s) >= sizeof(buf))
+	if (strlen(s) >= size)
 		return -1;
-	snprintf(buf, sizeof(buf), "%s", s);
-	if (!(slash = strchr(buf, '/')))
+	snprintf(buf, size, "%s", s);
+	if (!(slash = strchr(buf, '/')) || !isdigit((unsigned char)slash[1]))
 		return -1;
 	*slash = '\0';
 	l = strtoul(slash + 1, &end, 10);
-	if (inet_pton(AF_INET, buf, &a) != 1 || *end || end == slash + 1 || l > 32)
+	if (*end || l > max)
 		return -1;
-	*prefix = ntohl(a.s_addr) & (l ? 0xffffffffu << (32 - l) : 0);
 	*len = (uint8_t)l;
+	return 0;
+}
+
+/* "a.b.c.d/len" -> prefix (host order, host bits cleared) and length; -1 if malformed. */
+int rc_prefix_parse(const char *s, uint32_t *prefix, uint8_t *len)
+{
+	char buf[24];
+	struct in_addr a;
+
+	if (prefix_split(s, buf, sizeof(buf), 32, len) || inet_pton(AF_INET, buf, &a) != 1)
+		return -1;
+	*prefix = ntohl(a.s_addr) & (*len ? 0xffffffffu << (32 - *len) : 0);
 	return 0;
 }
 
 /* "x:y::/len" -> the prefix (host bits cleared) and length; -1 if malformed. */
 int rc_prefix6_parse(const char *s, struct restconf_key6 *k)
 {
-	char buf[INET6_ADDRSTRLEN + 8], *slash, *end;
-	unsigned long l;
+	char buf[INET6_ADDRSTRLEN + 8];
+	unsigned l;
 
-	if (strlen(s) >= sizeof(buf))
+	if (prefix_split(s, buf, sizeof(buf), 128, &k->len) ||
+	    inet_pton(AF_INET6, buf, k->prefix) != 1)
 		return -1;
-	snprintf(buf, sizeof(buf), "%s", s);
-	if (!(slash = strchr(buf, '/')))
-		return -1;
-	*slash = '\0';
-	l = strtoul(slash + 1, &end, 10);
-	if (inet_pton(AF_INET6, buf, k->prefix) != 1 || *end || end == slash + 1 ||
-	    !isdigit((unsigned char)slash[1]) || l > 128)
-		return -1;
+	l = k->len;
 	for (unsigned b = 0; b < 16; b++) {
-		unsigned keep = l >= 8 * (b + 1) ? 8 : l > 8 * b ? (unsigned)(l - 8 * b) : 0;
+		unsigned keep = l >= 8 * (b + 1) ? 8 : l > 8 * b ? l - 8 * b : 0;
 		k->prefix[b] &= (uint8_t)(0xff00u >> keep);
 	}
-	k->len = (uint8_t)l;
 	return 0;
 }
 

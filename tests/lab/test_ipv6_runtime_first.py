@@ -19,7 +19,6 @@ import re
 import signal
 import subprocess
 import time
-import urllib.parse
 
 import pytest
 
@@ -27,19 +26,16 @@ import lab
 import restconf as rc
 from conftest import start_router
 from test_ipv6 import ping6, reload, v6_config
+from test_ipv6_runtime import (ETH1_V6, addr_uri, kernel_addrs, neighbour6,  # noqa: F401
+                               topo_options)  # (a fixture)
 
 port = lab.port_of
 delta = lab.counter_delta
 
 LAB_DRIVERS = lab.DRIVERS_ALL
 
-ETH1_V6 = "/restconf/data/cellgate:cellgate/port=eth1/ipv6"
 H1, H2 = lab.HOSTS6["h1"][0], lab.HOSTS6["h2"][0]
 FIRST, SECOND = lab.HOSTS6["h2"][1], "2001:db8:2::100"  # both on h2's /64
-
-
-def addr_uri(ip):
-    return ETH1_V6 + "/address=" + urllib.parse.quote(ip, safe="")
 
 
 def eth1_without_ipv6():
@@ -54,25 +50,11 @@ def eth1_without_ipv6():
 
 
 @pytest.fixture(scope="module")
-def topo_options():
-    return {"hosts": ("h1", "h2"), "ipv6": True}
-
-
-@pytest.fixture(scope="module")
 def router(request, topo, cellgated_bin):
     # As in test_ipv6: with AF_PACKET the kernel must not answer transit IPv6.
     topo.exec("r", ["ip", "-6", "route", "add", "blackhole", "default",
                     "metric", "4294967295"], check=True)
     return start_router(request, topo, cellgated_bin, config=eth1_without_ipv6())
-
-
-def kernel_addrs(topo, dev):
-    p = topo.exec("r", ["ip", "-6", "-o", "addr", "show", "dev", dev], check=True)
-    return set(re.findall(r"inet6 (\S+)", p.stdout))
-
-
-def neighbour6(router, address):
-    return [n for n in router.stats()["neighbors6"] if n["address"] == address]
 
 
 def h2_gateway(topo, gw):
